@@ -1,0 +1,5 @@
+"""Entry point for `python -m site_builder`."""
+
+from site_builder.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,21 @@
+"""The one error type every stage raises for bad input: file, line and message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class SiteError(Exception):
+    """Bad input that stops a command; printed as `file:line: message`."""
+
+    message: str
+    file: str | Path | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        return f"{where}{self.message}"

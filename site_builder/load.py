@@ -1,0 +1,158 @@
+"""Stage 1, load: Markdown files with YAML front matter -> Post records."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import yaml
+
+from site_builder.config import SiteConfig
+from site_builder.errors import SiteError
+from site_builder.models import Post
+
+try:  # the C loader is ~10x faster on thousands of posts
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML without libyaml
+    _Loader = yaml.SafeLoader
+
+_FENCE = "---"
+
+
+def slugify(text: str) -> str:
+    """A URL slug that keeps CJK characters readable and drops punctuation."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"[^\w\s-]", "", text)
+    return re.sub(r"[\s_-]+", "-", text).strip("-") or "post"
+
+
+def split_front_matter(text: str, rel: str) -> tuple[dict, str, int]:
+    """Split `---` YAML front matter from the body; returns (meta, body, body_line)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != _FENCE:
+        raise SiteError("missing front matter (the file must start with a '---' line)", rel, 1)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in (_FENCE, "..."):
+            break
+    else:
+        raise SiteError("front matter is not closed by a '---' line", rel, 1)
+    raw = "\n".join(lines[1:i])
+    try:
+        meta = yaml.load(raw, Loader=_Loader) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SiteError(f"invalid YAML front matter: {problem}", rel, line) from None
+    if not isinstance(meta, dict):
+        raise SiteError("front matter must be a mapping of keys to values", rel, 2)
+    return meta, "\n".join(lines[i + 1:]), i + 2
+
+
+def _key_line(text: str, key: str) -> int | None:
+    for n, line in enumerate(text.split("\n")[:200], 1):
+        if line.startswith(f"{key}:"):
+            return n
+    return None
+
+
+def parse_date(value, rel: str, line: int | None, key: str) -> datetime:
+    """Front matter dates: YAML dates/datetimes or ISO strings; naive means UTC."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, date):
+        dt = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise SiteError(f"{key!r} is not a date: {value!r} (use YYYY-MM-DD or ISO 8601)", rel, line) from None
+    else:
+        raise SiteError(f"{key!r} is not a date: {value!r}", rel, line)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt
+
+
+def make_permalink(pattern: str, dt: datetime, slug: str, lang: str) -> str:
+    path = (pattern.replace(":year", f"{dt.year:04d}").replace(":month", f"{dt.month:02d}")
+            .replace(":day", f"{dt.day:02d}").replace(":slug", slug).replace(":lang", lang))
+    return normalise_permalink(path)
+
+
+def normalise_permalink(path: str) -> str:
+    path = "/" + path.strip().lstrip("/")
+    if not path.endswith("/") and not path.rsplit("/", 1)[-1].count("."):
+        path += "/"
+    return path
+
+
+def load_post(path: Path, cfg: SiteConfig) -> Post:
+    """Read one post file; any problem is a SiteError naming the file and line."""
+    rel = _rel(path, cfg.root)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SiteError(f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x})", rel, line) from None
+    text = text.replace("\r\n", "\n")
+    meta, body, body_line = split_front_matter(text, rel)
+    title = meta.get("title")
+    if title is None or not str(title).strip():
+        raise SiteError("front matter has no 'title'", rel, _key_line(text, "title") or 1)
+    if "date" not in meta or meta["date"] in (None, ""):
+        raise SiteError("front matter has no 'date'", rel, _key_line(text, "date") or 1)
+    dt = parse_date(meta["date"], rel, _key_line(text, "date"), "date")
+    updated = parse_date(meta["updated"], rel, _key_line(text, "updated"), "updated") if meta.get("updated") else dt
+    tags = meta.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
+    if not isinstance(tags, list):
+        raise SiteError("'tags' must be a list", rel, _key_line(text, "tags"))
+    lang = str(meta.get("lang") or cfg.language)
+    stem = path.stem
+    slug = str(meta.get("slug") or slugify(stem))
+    permalink = meta.get("permalink")
+    permalink = normalise_permalink(str(permalink)) if permalink else make_permalink(cfg.permalink, dt, slug, lang)
+    post_id = str(meta.get("id") or cfg.absolute(permalink))
+    return Post(
+        source=path, rel=rel, title=str(title), date=dt, updated=updated,
+        tags=[str(t) for t in tags], lang=lang, slug=slug, permalink=permalink,
+        id=post_id, summary=str(meta.get("summary") or ""), body=body,
+        body_line=body_line, meta=meta, digest=hashlib.sha1(data).hexdigest(),
+    )
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def find_post_files(cfg: SiteConfig) -> list[Path]:
+    posts = cfg.root / cfg.posts_dir
+    if not posts.is_dir():
+        return []
+    return sorted(p for p in posts.rglob("*.md") if not p.name.startswith((".", "_")))
+
+
+def load_posts(cfg: SiteConfig) -> list[Post]:
+    """Load every post; two posts claiming one permalink is an error."""
+    posts = [load_post(p, cfg) for p in find_post_files(cfg)]
+    seen: dict[str, Post] = {}
+    for post in posts:
+        if post.meta.get("draft"):
+            continue
+        other = seen.get(post.permalink)
+        if other is not None:
+            raise SiteError(f"permalink {post.permalink} is also used by {other.rel}", post.rel,
+                            _key_line(post.source.read_text(encoding="utf-8"), "permalink") or 1)
+        seen[post.permalink] = post
+    return [p for p in posts if not p.meta.get("draft")]

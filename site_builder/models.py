@@ -1,0 +1,50 @@
+"""Plain dataclasses passed between the pipeline's stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+
+@dataclass
+class Post:
+    """One Markdown post as loaded from disk (stage: load)."""
+
+    source: Path            # path of the .md file
+    rel: str                # path relative to the site root, for messages
+    title: str
+    date: datetime
+    updated: datetime
+    tags: list[str]
+    lang: str
+    slug: str
+    permalink: str          # site path, e.g. "/blog/2025/ray-oom/"
+    id: str                 # Atom entry id, kept from an imported feed
+    summary: str
+    body: str               # Markdown after the front matter
+    body_line: int          # 1-based line of the body's first line in the file
+    meta: dict = field(default_factory=dict)
+    digest: str = ""        # hash of the file's bytes
+
+
+@dataclass
+class Rendered:
+    """A post's HTML fragment (stage: render)."""
+
+    html: str
+    text_chars: int = 0     # characters of readable text, for reading time
+    words: int = 0
+    math_count: int = 0
+    toc: list = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    """One file the write stage emits: a template and its context, or raw bytes."""
+
+    path: str               # relative output path, e.g. "blog/2025/x/index.html"
+    template: str | None = None
+    context: dict = field(default_factory=dict)
+    content: bytes | None = None
+    key: str = ""           # hash of everything the page depends on, for reuse

@@ -1,0 +1,89 @@
+"""Stage 2, parse: Markdown -> markdown-it tokens (syntax rules only, no HTML)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.deflist import deflist_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from site_builder.load import slugify
+
+GALLERY_LAYOUTS = ("masonry", "grid", "row")
+_FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
+
+
+def heading_slug(text: str) -> str:
+    return slugify(text)
+
+
+def _gallery_rules(state: StateCore) -> None:
+    """Mark images in galleries and lone captioned images as figures; attach gallery captions."""
+    tokens = state.tokens
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok.type == "container_gallery_open":
+            depth += 1
+            layout = (tok.info.split() + ["", ""])[1] or "masonry"
+            tok.meta["layout"] = layout
+        elif tok.type == "container_gallery_close":
+            depth -= 1
+            # a paragraph right after the block starting with ": " is the gallery's caption
+            if (i + 3 < len(tokens) and tokens[i + 1].type == "paragraph_open"
+                    and tokens[i + 2].content.startswith(": ")):
+                inline = tokens[i + 2]
+                inline.content = inline.content[2:]
+                if inline.children and inline.children[0].type == "text":
+                    inline.children[0].content = inline.children[0].content[2:].lstrip()
+                tok.meta["has_caption"] = True
+                tokens[i + 1].meta["gallery_caption"] = True
+                tokens[i + 3].meta["gallery_caption"] = True
+        elif tok.type == "paragraph_open" and i + 2 < len(tokens) and tokens[i + 1].type == "inline":
+            images = [c for c in tokens[i + 1].children or [] if c.type == "image"]
+            rest = [c for c in tokens[i + 1].children or []
+                    if c.type not in ("image", "softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
+            if images and not rest and (depth > 0 or len(images) == 1):
+                tok.hidden = tokens[i + 2].hidden = True
+                for img in images:
+                    img.meta["figure"] = True
+                    img.meta["in_gallery"] = depth > 0
+
+
+def fence_info(info: str) -> tuple[str, dict[str, str]]:
+    """Split a fence's info string `python {skip raises=IndexError}` into (lang, options)."""
+    options: dict[str, str] = {}
+    for group in _FENCE_OPTIONS.findall(info):
+        for item in group.replace(",", " ").split():
+            key, _, value = item.partition("=")
+            options[key.lstrip(".")] = value
+    lang = _FENCE_OPTIONS.sub(" ", info).strip().split()
+    return (lang[0] if lang else ""), options
+
+
+@lru_cache(maxsize=None)
+def make_parser() -> MarkdownIt:
+    """The Markdown dialect of a post: CommonMark + tables, footnotes, math, anchors, containers."""
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    md.use(deflist_plugin)
+    md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug,
+           permalink=True, permalinkSymbol="#", permalinkBefore=False)
+    md.use(container_plugin, name="gallery")
+    md.use(container_plugin, name="bilingual")
+    md.core.ruler.push("gallery_figures", _gallery_rules)
+    return md
+
+
+def parse(body: str, env: dict | None = None) -> tuple[list[Token], dict]:
+    """Tokens of a post body; `env` collects footnotes and references."""
+    env = {} if env is None else env
+    return make_parser().parse(body, env), env

@@ -1,0 +1,182 @@
+"""Stage 4, render: tokens -> HTML fragment (Pygments code, MathML math, figures, galleries)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from html import escape
+
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from site_builder.errors import SiteError
+from site_builder.models import Post, Rendered
+from site_builder.parse import fence_info, make_parser, parse
+
+RENDER_VERSION = "1"  # bump when output of this module changes, to drop cached fragments
+_FORMATTER = HtmlFormatter(nowrap=True)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORD = re.compile(r"[A-Za-z0-9_'’-]+")
+_LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}
+
+
+@lru_cache(maxsize=256)
+def _lexer(lang: str):
+    name = _LANG_ALIASES.get(lang.lower(), lang.lower())
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+def highlight_code(code: str, lang: str) -> str:
+    """Pygments-highlighted code inside `<pre><code>`; unknown languages are escaped text."""
+    lexer = _lexer(lang)
+    body = highlight(code, lexer, _FORMATTER) if lexer else escape(code)
+    if lexer and not code.endswith("\n") and body.endswith("\n"):
+        body = body[:-1]
+    cls = f' class="language-{escape(lang)}"' if lang else ""
+    return f'<div class="highlight"><pre><code{cls}>{body}</code></pre></div>\n'
+
+
+@lru_cache(maxsize=8192)
+def math_to_mathml(tex: str, display: bool) -> str:
+    """MathML for a TeX expression, with the TeX kept as an annotation (copy, search, a11y)."""
+    mathml = latex_to_mathml(tex, display="block" if display else "inline")
+    head, sep, rest = mathml.partition(">")
+    inner = rest[: rest.rfind("</math>")]
+    return (f"{head}{sep}<semantics>{inner}<annotation encoding=\"application/x-tex\">"
+            f"{escape(tex, quote=False)}</annotation></semantics></math>")
+
+
+def _line(env: dict, token: Token | None) -> int | None:
+    if token is None or not token.map:
+        return env.get("_line")
+    return env.get("line_offset", 1) + token.map[0]
+
+
+class PostRenderer(RendererHTML):
+    """markdown-it's HTML renderer with the site's rules for code, math, images and galleries."""
+
+    def _math(self, tex: str, display: bool, env: dict, token: Token | None) -> str:
+        env["math_count"] = env.get("math_count", 0) + 1
+        try:
+            return math_to_mathml(tex.strip(), display)
+        except Exception as exc:  # latex2mathml raises many types for bad TeX
+            raise SiteError(f"cannot render math ${tex.strip()}$: {exc}", env.get("rel"), _line(env, token)) from None
+
+    def math_inline(self, tokens, idx, options, env):
+        return self._math(tokens[idx].content, False, env, None)
+
+    def math_inline_double(self, tokens, idx, options, env):
+        return f'<span class="math display">{self._math(tokens[idx].content, True, env, None)}</span>'
+
+    def math_block(self, tokens, idx, options, env):
+        return f'<div class="math">{self._math(tokens[idx].content, True, env, tokens[idx])}</div>\n'
+
+    def math_block_label(self, tokens, idx, options, env):
+        tok = tokens[idx]
+        return (f'<div class="math" id="{escape(tok.info)}">{self._math(tok.content, True, env, tok)}'
+                f'<span class="eqno">({escape(tok.info)})</span></div>\n')
+
+    def fence(self, tokens, idx, options, env):
+        tok = tokens[idx]
+        lang, opts = fence_info(tok.info)
+        hook = env.get("fence_hook")
+        if hook is not None:
+            replaced = hook(tok, lang, opts, env)
+            if replaced is not None:
+                return replaced
+        return highlight_code(tok.content, lang)
+
+    def code_block(self, tokens, idx, options, env):
+        return highlight_code(tokens[idx].content, "")
+
+    def image(self, tokens, idx, options, env):
+        tok = tokens[idx]
+        alt = self.renderInlineAsText(tok.children or [], options, env)
+        src = escape(tok.attrGet("src") or "")
+        title = tok.attrGet("title")
+        title_attr = f' title="{escape(title)}"' if title else ""
+        n = env["image_count"] = env.get("image_count", 0) + 1
+        loading = "eager" if n <= 2 else "lazy"
+        img = f'<img src="{src}" alt="{escape(alt)}"{title_attr} loading="{loading}" decoding="async">'
+        if not tok.meta.get("figure"):
+            return img
+        caption = f"<figcaption>{escape(alt)}</figcaption>" if alt else ""
+        if tok.meta.get("in_gallery"):
+            return f'<figure class="gallery-item"><a href="{src}" class="gallery-link">{img}</a>{caption}</figure>\n'
+        return f"<figure>{img}{caption}</figure>\n"
+
+    def container_gallery_open(self, tokens, idx, options, env):
+        layout = tokens[idx].meta.get("layout", "masonry")
+        return f'<figure class="gallery gallery-{escape(layout)}"><div class="gallery-grid">\n'
+
+    def container_gallery_close(self, tokens, idx, options, env):
+        return "</div>\n" if tokens[idx].meta.get("has_caption") else "</div></figure>\n"
+
+    def container_bilingual_open(self, tokens, idx, options, env):
+        return '<div class="bilingual">\n'
+
+    def container_bilingual_close(self, tokens, idx, options, env):
+        return "</div>\n"
+
+    def paragraph_open(self, tokens, idx, options, env):
+        if tokens[idx].meta.get("gallery_caption"):
+            return '<figcaption class="gallery-caption">'
+        return super().renderToken(tokens, idx, options, env)
+
+    def paragraph_close(self, tokens, idx, options, env):
+        if tokens[idx].meta.get("gallery_caption"):
+            return "</figcaption></figure>\n"
+        return super().renderToken(tokens, idx, options, env)
+
+
+def _count_text(tokens: list[Token]) -> tuple[int, int]:
+    chars = words = 0
+    for tok in tokens:
+        for child in tok.children or ():
+            if child.type in ("text", "code_inline"):
+                chars += len(_CJK.findall(child.content))
+                words += len(_WORD.findall(child.content))
+        if tok.type in ("fence", "code_block"):
+            words += len(tok.content.split()) // 3
+    return chars, words
+
+
+@lru_cache(maxsize=None)
+def _renderer() -> PostRenderer:
+    """One renderer: the site's rules, plus the plugins' rules (footnotes) it does not override."""
+    md = make_parser()
+    renderer = PostRenderer(md)
+    for name, rule in md.renderer.rules.items():
+        if not hasattr(PostRenderer, name):
+            renderer.rules[name] = rule
+    return renderer
+
+
+def render_post(post: Post, fence_hook=None) -> Rendered:
+    """Render a post's body to an HTML fragment; bad math or markup raises SiteError."""
+    env: dict = {"rel": post.rel, "line_offset": post.body_line}
+    if fence_hook is not None:
+        env["fence_hook"] = fence_hook
+    tokens, env = parse(post.body, env)
+    md = make_parser()
+    html = _renderer().render(tokens, md.options, env)
+    chars, words = _count_text(tokens)
+    toc = [(t.attrGet("id"), tokens[i + 1].content, int(t.tag[1]))
+           for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag in ("h2", "h3")]
+    return Rendered(html=html, text_chars=chars, words=words, math_count=env.get("math_count", 0), toc=toc)
+
+
+def pygments_css() -> str:
+    """Stylesheet for highlighted code: a light style, and a dark one under prefers-color-scheme."""
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    dark = "\n".join("  " + line for line in dark.splitlines())
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
