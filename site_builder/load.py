@@ -156,3 +156,9 @@ def load_posts(cfg: SiteConfig) -> list[Post]:
                             _key_line(post.source.read_text(encoding="utf-8"), "permalink") or 1)
         seen[post.permalink] = post
     return [p for p in posts if not p.meta.get("draft")]
+
+
+def dump_post(meta: dict, body: str) -> str:
+    """The text of a post file: YAML front matter between `---` lines, then the Markdown body."""
+    head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000)
+    return f"---\n{head}---\n\n{body.lstrip(chr(10))}"

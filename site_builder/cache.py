@@ -1,0 +1,50 @@
+"""The build cache under `.cache/`: rendered fragments by content hash, written pages by key."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CACHE_FORMAT = 1
+
+
+@dataclass
+class BuildCache:
+    """What a previous build left: fragments by key, and the key of each page it wrote."""
+
+    path: Path
+    fragments: dict = field(default_factory=dict)
+    pages: dict = field(default_factory=dict)
+    output: str = ""
+
+    @classmethod
+    def open(cls, path: Path) -> "BuildCache":
+        try:
+            with open(path, "rb") as fh:
+                data = pickle.load(fh)
+            if data.get("format") == CACHE_FORMAT:
+                return cls(path, data["fragments"], data["pages"], data.get("output", ""))
+        except (OSError, pickle.UnpicklingError, EOFError, KeyError, AttributeError, TypeError, ValueError):
+            pass
+        return cls(path)
+
+    def save(self, used_fragments: set[str]) -> None:
+        """Keep only what this build used, written atomically."""
+        self.fragments = {k: v for k, v in self.fragments.items() if k in used_fragments}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump({"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages,
+                         "output": self.output}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, self.path)
+
+
+def content_key(*parts: str) -> str:
+    h = hashlib.sha1()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()

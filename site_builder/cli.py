@@ -1,0 +1,100 @@
+"""The `site-builder` command line: a thin layer over the pipeline's stages."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from site_builder import __version__
+from site_builder.errors import SiteError
+
+
+def cmd_build(args) -> int:
+    from site_builder.build import build_site
+
+    result = build_site(Path(args.source), Path(args.output), log=_err)
+    print(f"built {result.posts} posts, {result.pages} pages ({result.pages_rendered} rendered, "
+          f"{result.fragments_rendered} posts re-rendered) into {result.output} in {result.seconds:.2f}s")
+    return 0
+
+
+def cmd_import(args) -> int:
+    from site_builder.importer import import_feed
+
+    report = import_feed(Path(args.feed), Path(args.into), force=args.force, log=print)
+    for warning in report.warnings:
+        _err(f"warning: {warning}")
+    print(f"imported {len(report.written)} posts into {args.into}"
+          + (f", skipped {len(report.skipped)} existing (use --force to overwrite)" if report.skipped else ""))
+    return 0
+
+
+def cmd_new(args) -> int:
+    from site_builder.config import load_config
+    from site_builder.load import dump_post, slugify
+
+    config = load_config(Path(args.source).resolve())
+    lang = args.lang or config.language
+    slug = args.slug or slugify(args.title)
+    path = config.root / config.posts_dir / f"{slug}.md"
+    if path.exists():
+        raise SiteError("a post with this name already exists; choose another --slug", path)
+    now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
+    meta = {"title": args.title, "date": now.isoformat(), "tags": [], "lang": lang}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_post(meta, "Write here.\n"), encoding="utf-8")
+    print(f"created {os.path.relpath(path)}")
+    return 0
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="site-builder", description="Build a static blog whose posts' code keeps running.")
+    parser.add_argument("--version", action="version", version=f"site-builder {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("build", help="build the site into an output directory",
+                       description="Build the site from site.yml, content/ and the theme into --output.")
+    p.add_argument("--source", default=".", help="site root holding site.yml and content/ (default: .)")
+    p.add_argument("--output", default="output", help="output directory, relative to --source (default: output)")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("import", help="import posts from an Atom or RSS feed",
+                       description="Write one Markdown post per feed entry (front matter + Markdown body).")
+    p.add_argument("feed", help="path of the feed file (Atom, RSS or a WordPress export)")
+    p.add_argument("--into", default="content/posts", help="directory for the posts (default: content/posts)")
+    p.add_argument("--force", action="store_true", help="overwrite existing post files")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("new", help="start a new post with its front matter filled in",
+                       description="Create content/posts/SLUG.md with title, date, tags and lang.")
+    p.add_argument("title", help="the post's title")
+    p.add_argument("--lang", help="language code, e.g. zh (default: the site's language)")
+    p.add_argument("--slug", help="file name and URL slug (default: from the title)")
+    p.add_argument("--source", default=".", help="site root (default: .)")
+    p.set_defaults(func=cmd_new)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SiteError as exc:
+        _err(f"error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:
+        if args.debug or os.environ.get("SITE_BUILDER_DEBUG"):
+            raise
+        _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
+        return 2

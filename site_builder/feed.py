@@ -1,0 +1,72 @@
+"""Machine-readable outputs: the Atom feed (shaped like jekyll-feed's), sitemap.xml, robots.txt."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from xml.sax.saxutils import escape, quoteattr
+
+from site_builder import __version__
+from site_builder.config import SiteConfig
+
+GENERATOR_URI = "https://pypi.org/project/site-builder/"
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat(timespec="seconds")
+
+
+def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lang: str | None = None,
+              title: str | None = None) -> str:
+    """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML."""
+    feed_path = feed_path or config.feed_path
+    lang = lang or config.language
+    self_url = config.absolute("/" + feed_path.lstrip("/"))
+    home = config.absolute("/")
+    feed_id = config.feed_id or self_url
+    chosen = views[: config.feed_limit] if config.feed_limit else views
+    updated = max((v.post.updated for v in chosen), default=datetime.now(timezone.utc))
+    out = ['<?xml version="1.0" encoding="utf-8"?>',
+           f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang={quoteattr(lang)}>',
+           f'<generator uri="{GENERATOR_URI}" version="{__version__}">site_builder</generator>',
+           f'<link href={quoteattr(self_url)} rel="self" type="application/atom+xml"/>',
+           f'<link href={quoteattr(home)} rel="alternate" type="text/html" hreflang={quoteattr(lang)}/>',
+           f"<updated>{_iso(updated)}</updated>",
+           f"<id>{escape(feed_id)}</id>",
+           f'<title type="html">{escape(title or config.title)}</title>']
+    if config.subtitle:
+        out.append(f"<subtitle>{escape(config.subtitle)}</subtitle>")
+    if config.author:
+        out.append(f"<author><name>{escape(config.author)}</name></author>")
+    for view in chosen:
+        post = view.post
+        link = config.absolute(post.permalink)
+        out.append("<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">")
+        out.append(f'<title type="html">{escape(post.title)}</title>')
+        out.append(f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>')
+        out.append(f"<published>{_iso(post.date)}</published>")
+        out.append(f"<updated>{_iso(post.updated)}</updated>")
+        out.append(f"<id>{escape(post.id)}</id>")
+        out.append(f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>')
+        out.append(f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>")
+        for tag in post.tags:
+            out.append(f"<category term={quoteattr(tag)}/>")
+        if post.summary:
+            out.append(f'<summary type="html">{escape(post.summary)}</summary>')
+        out.append("</entry>")
+    out.append("</feed>")
+    return "\n".join(out) + "\n"
+
+
+def sitemap(config: SiteConfig, urls: list[tuple[str, datetime | None]]) -> str:
+    """sitemap.xml listing every page with its last modification date where known."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    for url, modified in urls:
+        lastmod = f"<lastmod>{_iso(modified)}</lastmod>" if modified else ""
+        out.append(f"<url><loc>{escape(config.absolute(url))}</loc>{lastmod}</url>")
+    out.append("</urlset>")
+    return "\n".join(out) + "\n"
+
+
+def robots(config: SiteConfig) -> str:
+    return f"User-agent: *\nAllow: /\n\nSitemap: {config.absolute('/sitemap.xml')}\n"
