@@ -19,6 +19,7 @@ class PostView:
     post: Post
     html: str
     reading_minutes: int
+    key: str = ""
     toc: list = field(default_factory=list)
     prev: "PostView | None" = None
     next: "PostView | None" = None
@@ -83,7 +84,8 @@ def _card(view: PostView) -> tuple:
 
 def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str) -> SiteModel:
     """Order posts, link neighbours, index tags and years, and list every page with its reuse key."""
-    views = [PostView(p, rendered[p.permalink].html, reading_minutes(rendered[p.permalink]), rendered[p.permalink].toc)
+    views = [PostView(p, rendered[p.permalink].html, reading_minutes(rendered[p.permalink]), rendered[p.permalink].key,
+                      rendered[p.permalink].toc)
              for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True)]
     for newer, older in zip(views, views[1:]):
         newer.next, older.prev = older, newer  # prev = newer post, next = older post
@@ -99,7 +101,7 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
     for view in views:
         neighbours = tuple(_card(v) if v else None for v in (view.prev, view.next))
         pages.append(Page(_out(view.url), "post.html", {"post": view, "page_title": view.post.title},
-                          key=_key(site_key, "post", view.post.digest, hashlib.sha1(view.html.encode()).hexdigest(), neighbours)))
+                          key=_key(site_key, "post", view.post.digest, view.key, neighbours)))
     pages += _paginate(config, views, site_key)
     tag_index = [(t, tag_url(t), len(vs)) for t, vs in tags.items()]
     for tag, tviews in tags.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,8 +13,8 @@ from site_builder.assemble import assemble, tag_url, year_url
 from site_builder.cache import BuildCache, content_key
 from site_builder.config import SiteConfig, load_config
 from site_builder.feed import atom_feed, robots, sitemap
-from site_builder.load import load_posts
-from site_builder.models import Page, Rendered
+from site_builder.load import check_posts, find_post_files, load_post
+from site_builder.models import Post, Rendered
 from site_builder.parallel import fork_map
 from site_builder.render import RENDER_VERSION, pygments_css, render_post
 from site_builder.write import OutputWriter, Theme, check_output_dir, find_theme, make_env, write_pages
@@ -30,7 +31,9 @@ class BuildResult:
     fragments_rendered: int
     pages: int
     pages_rendered: int
+    files_changed: int
     seconds: float
+    timings: dict
 
 
 def _theme_digest(theme: Theme) -> str:
@@ -48,53 +51,94 @@ def _site_key(config: SiteConfig, theme: Theme) -> str:
     return content_key(__version__, RENDER_VERSION, repr(sorted(settings.items(), key=str)), _theme_digest(theme))
 
 
-def render_fragments(posts, cache: BuildCache) -> tuple[dict[str, Rendered], set[str], int]:
-    """Each post's HTML fragment, from the cache when its Markdown is unchanged."""
-    keys = {p.permalink: content_key(RENDER_VERSION, p.body) for p in posts}
-    missing = [p for p in posts if keys[p.permalink] not in cache.fragments]
-    fresh = fork_map(lambda chunk: [render_post(p) for p in chunk], missing, min_per_worker=60)
-    for post, rendered in zip(missing, fresh):
-        cache.fragments[keys[post.permalink]] = rendered
-    return {p.permalink: cache.fragments[keys[p.permalink]] for p in posts}, set(keys.values()), len(missing)
+def fragment_key(post: Post) -> str:
+    return content_key(RENDER_VERSION, post.body)
+
+
+def load_and_render(config: SiteConfig, cache: BuildCache) -> tuple[list[Post], dict[str, Rendered], int]:
+    """Load every post and render its fragment, in parallel; unchanged files and bodies come from the cache."""
+    files = find_post_files(config)
+
+    def work(chunk: list[Path]) -> list[tuple[Post, tuple, Rendered | None]]:
+        out = []
+        for path in chunk:
+            st = path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+            hit = cache.posts.get(str(path))
+            post = hit[1] if hit and hit[0] == stamp else load_post(path, config)
+            key = fragment_key(post)
+            rendered = None
+            if key not in cache.fragments:
+                rendered = render_post(post)
+                rendered.key = key
+            out.append((post, stamp, rendered))
+        return out
+
+    results = fork_map(work, files, min_per_worker=60)
+    posts = check_posts([post for post, _, _ in results])
+    fresh = 0
+    for post, _, rendered in results:
+        if rendered is not None:
+            cache.fragments[rendered.key] = rendered
+            fresh += 1
+    cache.posts = {str(post.source): (stamp, post) for post, stamp, _ in results}
+    return posts, {p.permalink: cache.fragments[fragment_key(p)] for p in posts}, fresh
+
+
+def _feed_key(site_key: str, views) -> str:
+    return content_key(site_key, *(f"{v.post.id}|{v.key}|{v.post.updated}|{v.post.title}|{v.post.tags}|{v.post.summary}|{v.url}"
+                                   for v in views))
 
 
 def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
     """Build the site at `root` into `output`; on any error the previous output is left as it was."""
     start = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        timings[name] = time.perf_counter() - start - sum(timings.values())
+
     root = root.resolve()
-    output = (root / output).resolve() if not output.is_absolute() else output.resolve()
+    output = (root / output).resolve()
     config = load_config(root)
     theme = find_theme(config)
     check_output_dir(root, output)
-    posts = load_posts(config)
     cache = BuildCache.open(root / CACHE_FILE)
-    rendered, used, fresh = render_fragments(posts, cache)
+    lap("setup")
+    posts, rendered, fresh = load_and_render(config, cache)
+    lap("load+render")
     site_key = _site_key(config, theme)
     model = assemble(config, posts, rendered, site_key)
-    previous = cache.pages if cache.output == str(output) else {}
     env = make_env(config, theme, {"tags": model.tags, "years": model.years, "tag_url": tag_url, "year_url": year_url})
-    writer = OutputWriter(output)
+    previous = cache.pages if cache.output == str(output) else {}
+    writer = OutputWriter(output, previous, build_id=uuid.uuid4().hex, previous_id=cache.build_id)
+    lap("assemble")
     try:
-        page_keys, pages_rendered = write_pages(writer, env, theme, model.pages, previous)
-        writer.write(config.feed_path, atom_feed(config, model.posts))
+        pages_rendered = write_pages(writer, env, theme, model.pages)
+        lap("pages")
+        feed_key = _feed_key(site_key, model.posts)
+        writer.put(config.feed_path, feed_key, lambda: atom_feed(config, model.posts))
         urls = [("/", model.posts[0].post.updated if model.posts else None)]
         urls += [(v.url, v.post.updated) for v in model.posts]
         urls += [("/" + p.path.removesuffix("index.html"), None) for p in model.pages
                  if p.template in ("list.html", "archive.html", "tags.html") and p.path != "index.html"]
-        writer.write("sitemap.xml", sitemap(config, urls))
-        writer.write("robots.txt", robots(config))
-        writer.write("css/pygments.css", pygments_css())
+        writer.put("sitemap.xml", content_key(feed_key, *(u for u, _ in urls)), lambda: sitemap(config, urls))
+        writer.put("robots.txt", content_key(site_key, "robots"), lambda: robots(config))
+        writer.put("css/pygments.css", content_key(site_key, "pygments"), pygments_css)
         for d in theme.dirs:  # the site's theme first: its files win
             if (d / "static").is_dir():
                 writer.copy_tree(d / "static")
-        writer.commit()
+        lap("feed+assets")
+        changed = writer.commit()
+        lap("commit")
     except BaseException:
         writer.abort()
         raise
-    cache.pages, cache.output = page_keys, str(output)
+    cache.pages, cache.output, cache.build_id = writer.keys, str(output), writer.build_id
     try:
-        cache.save(used)
+        cache.save({fragment_key(p) for p in posts})
     except OSError as exc:
         log(f"warning: could not save the build cache: {exc}")
-    return BuildResult(output, len(posts), fresh, len(model.pages) + 3, pages_rendered,
-                       time.perf_counter() - start)
+    lap("save cache")
+    return BuildResult(output, len(posts), fresh, len(writer.keys), pages_rendered, changed,
+                       time.perf_counter() - start, timings)

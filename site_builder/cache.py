@@ -8,7 +8,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @dataclass
@@ -19,6 +19,8 @@ class BuildCache:
     fragments: dict = field(default_factory=dict)
     pages: dict = field(default_factory=dict)
     output: str = ""
+    posts: dict = field(default_factory=dict)  # path -> ((mtime_ns, size), Post)
+    build_id: str = ""
 
     @classmethod
     def open(cls, path: Path) -> "BuildCache":
@@ -26,7 +28,7 @@ class BuildCache:
             with open(path, "rb") as fh:
                 data = pickle.load(fh)
             if data.get("format") == CACHE_FORMAT:
-                return cls(path, data["fragments"], data["pages"], data.get("output", ""))
+                return cls(path, data["fragments"], data["pages"], data["output"], data["posts"], data["build_id"])
         except (OSError, pickle.UnpicklingError, EOFError, KeyError, AttributeError, TypeError, ValueError):
             pass
         return cls(path)
@@ -38,7 +40,8 @@ class BuildCache:
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "wb") as fh:
             pickle.dump({"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages,
-                         "output": self.output}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                         "output": self.output, "posts": self.posts,
+                         "build_id": self.build_id}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, self.path)
 
 

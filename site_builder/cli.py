@@ -16,8 +16,11 @@ def cmd_build(args) -> int:
     from site_builder.build import build_site
 
     result = build_site(Path(args.source), Path(args.output), log=_err)
-    print(f"built {result.posts} posts, {result.pages} pages ({result.pages_rendered} rendered, "
-          f"{result.fragments_rendered} posts re-rendered) into {result.output} in {result.seconds:.2f}s")
+    print(f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
+          f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
+          f"{result.files_changed} of {result.pages} files changed")
+    if args.verbose:
+        print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
     return 0
 
 
@@ -64,6 +67,7 @@ def make_parser() -> argparse.ArgumentParser:
                        description="Build the site from site.yml, content/ and the theme into --output.")
     p.add_argument("--source", default=".", help="site root holding site.yml and content/ (default: .)")
     p.add_argument("--output", default="output", help="output directory, relative to --source (default: output)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print the time each stage took")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("import", help="import posts from an Atom or RSS feed",

@@ -145,7 +145,11 @@ def find_post_files(cfg: SiteConfig) -> list[Path]:
 
 def load_posts(cfg: SiteConfig) -> list[Post]:
     """Load every post; two posts claiming one permalink is an error."""
-    posts = [load_post(p, cfg) for p in find_post_files(cfg)]
+    return check_posts([load_post(p, cfg) for p in find_post_files(cfg)])
+
+
+def check_posts(posts: list[Post]) -> list[Post]:
+    """The published posts; two posts claiming one permalink is an error."""
     seen: dict[str, Post] = {}
     for post in posts:
         if post.meta.get("draft"):

@@ -37,6 +37,7 @@ class Rendered:
     words: int = 0
     math_count: int = 0
     toc: list = field(default_factory=list)
+    key: str = ""           # hash of the Markdown it was rendered from
 
 
 @dataclass

@@ -88,73 +88,139 @@ def check_output_dir(root: Path, output: Path) -> None:
 
 
 class OutputWriter:
-    """Writes into a temporary sibling of the output directory; `commit` swaps it in."""
+    """Stages every new or changed file in a sibling directory; `commit` moves them into the output.
 
-    def __init__(self, output: Path):
+    Nothing in the output changes until `commit`, so a failed build leaves it as it was. When the output
+    still holds what the previous build wrote (its marker matches), only changed files are staged and moved
+    and files no longer produced are removed; otherwise the staged tree replaces the output in one rename.
+    """
+
+    def __init__(self, output: Path, previous: dict[str, str], build_id: str, previous_id: str):
         self.output = output.resolve()
-        self.tmp = self.output.parent / f".{self.output.name}.tmp-{os.getpid()}"
-        if self.tmp.exists():
-            shutil.rmtree(self.tmp)
-        self.tmp.mkdir(parents=True)
-        (self.tmp / MARKER).write_text("built by site-builder; this directory is replaced on every build\n")
+        self.staging = self.output.parent / f".{self.output.name}.tmp-{os.getpid()}"
+        if self.staging.exists():
+            shutil.rmtree(self.staging)
+        self.staging.mkdir(parents=True)
+        self.build_id = build_id
+        self.incremental = bool(previous) and _marker(self.output) == previous_id
+        self.previous = previous if self.incremental else {}
+        self.keys: dict[str, str] = {}
+        self.staged: list[str] = []
+        self._dirs: set[str] = set()
 
-    def target(self, rel: str) -> Path:
-        path = (self.tmp / rel).resolve()
-        if path != self.tmp and self.tmp not in path.parents:
-            raise SiteError(f"refusing to write {rel!r}: outside the output directory")
-        return path
-
-    def write(self, rel: str, data: str | bytes) -> None:
-        path = self.target(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        path.write_bytes(data)
-
-    def reuse(self, rel: str) -> bool:
-        """Hard-link an unchanged file from the previous output; False when it is not there."""
-        old = self.output / rel
-        if not old.is_file():
+    def needs(self, rel: str, key: str) -> bool:
+        """Record that this build produces `rel`; True when it must be (re)written."""
+        _check_rel(rel)
+        self.keys[rel] = key
+        if self.previous.get(rel) == key and os.path.exists(os.path.join(self.output, rel)):
             return False
-        path = self.target(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(old, path)
-        except OSError:
-            shutil.copy2(old, path)
+        self.staged.append(rel)
         return True
 
-    def copy_tree(self, src: Path, dest: str = "") -> int:
-        count = 0
-        for path in sorted(src.rglob("*")):
-            if path.is_file() and not path.name.startswith("."):
-                target = self.target(os.path.join(dest, str(path.relative_to(src))))
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if not target.exists():
-                    shutil.copyfile(path, target)
-                    count += 1
-        return count
+    def write(self, rel: str, data: str | bytes) -> None:
+        path = os.path.join(self.staging, rel)
+        parent = os.path.dirname(path)
+        if parent not in self._dirs:
+            os.makedirs(parent, exist_ok=True)
+            self._dirs.add(parent)
+        with open(path, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
 
-    def commit(self) -> None:
-        old = self.output.parent / f".{self.output.name}.old-{os.getpid()}"
-        if self.output.exists():
-            os.rename(self.output, old)
-        os.rename(self.tmp, self.output)
-        if old.exists():
-            shutil.rmtree(old, ignore_errors=True)
+    def put(self, rel: str, key: str, produce) -> None:
+        """Write `produce()` to `rel` unless the previous build wrote the same key there."""
+        if self.needs(rel, key):
+            self.write(rel, produce())
+
+    def copy_tree(self, src: Path, dest: str = "") -> None:
+        """Copy a folder of static files; the first copy of a path wins (site theme over default)."""
+        for path in sorted(src.rglob("*")):
+            if path.is_file() and not any(part.startswith(".") for part in path.relative_to(src).parts):
+                rel = os.path.join(dest, str(path.relative_to(src)))
+                if rel in self.keys:
+                    continue
+                st = path.stat()
+                if self.needs(rel, f"file:{path}:{st.st_size}:{st.st_mtime_ns}"):
+                    self.write(rel, path.read_bytes())
+
+    def commit(self) -> int:
+        """Make the staged files the output; returns how many files changed."""
+        marker = os.path.join(self.staging, MARKER)
+        with open(marker, "w") as fh:
+            fh.write(f"{self.build_id}\nbuilt by site-builder; this directory is replaced on every build\n")
+        if not self.incremental:
+            old = self.output.parent / f".{self.output.name}.old-{os.getpid()}"
+            if self.output.exists():
+                os.rename(self.output, old)
+            os.rename(self.staging, self.output)
+            if old.exists():
+                _remove_later(old)
+            return len(self.staged)
+        made: set[str] = set()
+        for rel in self.staged:
+            target = os.path.join(self.output, rel)
+            parent = os.path.dirname(target)
+            if parent not in made:
+                os.makedirs(parent, exist_ok=True)
+                made.add(parent)
+            os.replace(os.path.join(self.staging, rel), target)
+        for rel in self.previous.keys() - self.keys.keys():
+            _unlink_and_prune(self.output, rel)
+        os.replace(marker, os.path.join(self.output, MARKER))
+        shutil.rmtree(self.staging, ignore_errors=True)
+        return len(self.staged) + len(self.previous.keys() - self.keys.keys())
 
     def abort(self) -> None:
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        shutil.rmtree(self.staging, ignore_errors=True)
 
 
-def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pages: list[Page],
-                previous: dict[str, str]) -> tuple[dict[str, str], int]:
-    """Render and write pages, reusing unchanged ones; returns (path -> key, pages rendered)."""
-    todo = []
-    for page in pages:
-        if page.key and previous.get(page.path) == page.key and writer.reuse(page.path):
-            continue
-        todo.append(page)
+def _check_rel(rel: str) -> None:
+    norm = os.path.normpath(rel)
+    if os.path.isabs(rel) or norm == ".." or norm.startswith("../") or "\0" in rel:
+        raise SiteError(f"refusing to write {rel!r}: outside the output directory")
+
+
+def _marker(output: Path) -> str:
+    try:
+        return (output / MARKER).read_text().split("\n", 1)[0]
+    except OSError:
+        return ""
+
+
+def _unlink_and_prune(root: Path, rel: str) -> None:
+    path = os.path.join(root, rel)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    parent = os.path.dirname(path)
+    while parent != str(root):
+        try:
+            os.rmdir(parent)
+        except OSError:
+            break
+        parent = os.path.dirname(parent)
+
+
+def _remove_later(path: Path) -> None:
+    """Delete a replaced output tree without making the user wait for it."""
+    if hasattr(os, "fork"):
+        pid = os.fork()
+        if pid == 0:  # child: detach, delete, exit without running the parent's cleanup
+            try:
+                os.setsid()
+                if os.fork() == 0:
+                    shutil.rmtree(path, ignore_errors=True)
+                os._exit(0)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        return
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pages: list[Page]) -> int:
+    """Render and stage the pages whose key changed since the last build; returns how many."""
+    todo = [page for page in pages if writer.needs(page.path, page.key)]
     try:  # compile templates once, before forking
         for name in {p.template for p in todo if p.template}:
             env.get_template(name)
@@ -173,4 +239,4 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
         return [1] * len(chunk)
 
     fork_map(render_chunk, todo, min_per_worker=150)
-    return {p.path: p.key for p in pages if p.key}, len(todo)
+    return len(todo)

@@ -1,0 +1,109 @@
+"""Benchmark: build a synthetic site of N posts cold and warm; print seconds, ms/post, peak memory.
+
+Usage: python bench/build.py [N ...]   (default: 1000 4000)
+Each post is about 2.5 KB: front matter, headings, prose, a Python code block, inline and display math.
+Builds run `site-builder build` in a subprocess so peak memory (max RSS of the build and its workers) is its own.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = ("the data worker task memory node cluster array index batch shard queue frame rotation vector "
+         "matrix scheduler object store actor process result chunk budget limit retry signal").split()
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    words = [rng.choice(WORDS) for _ in range(n)]
+    return " ".join(words).capitalize() + "."
+
+
+def post_text(i: int, rng: random.Random) -> str:
+    year = 2015 + i % 11
+    a, b = rng.randint(2, 9), rng.randint(2, 9)
+    para = lambda: " ".join(sentence(rng, rng.randint(8, 16)) for _ in range(4))
+    return f"""---
+title: "Synthetic post {i}: {rng.choice(WORDS)} {rng.choice(WORDS)}"
+date: {year}-{1 + i % 12:02d}-{1 + i % 28:02d}T10:{i % 60:02d}:00+00:00
+tags: [{rng.choice(WORDS)}, {rng.choice(WORDS)}]
+summary: {sentence(rng, 10)}
+---
+
+## Background {i}
+
+{para()} The cost is $O(n^{a} \\log n)$ for $n = {i}$ items.
+
+### Details
+
+{para()}
+
+```python
+def chunk_{i}(items, k={a}):
+    \"\"\"Split items into k nearly equal ranges.\"\"\"
+    n = len(items)
+    return [items[j * n // k:(j + 1) * n // k] for j in range(k)]
+
+print(chunk_{i}(list(range({b * 3}))))
+```
+
+$$
+K_{{{i}}} = \\left\\lfloor \\frac{{M_{{\\min}}}}{{C_{b}}} \\right\\rfloor + \\sum_{{j=1}}^{{{a}}} x_j^2
+$$
+
+{para()}
+
+- {sentence(rng, 6)}
+- {sentence(rng, 7)}
+
+{para()}
+"""
+
+
+def make_site(root: Path, n: int) -> None:
+    rng = random.Random(n)
+    posts = root / "content" / "posts"
+    posts.mkdir(parents=True)
+    (root / "site.yml").write_text("title: Bench\nurl: https://bench.example\nposts_per_page: 10\n")
+    for i in range(n):
+        (posts / f"post-{i:05d}.md").write_text(post_text(i, rng))
+
+
+def run_build(root: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MiB) of one `site-builder build` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "site_builder", "build", "--source", str(root)],
+                   check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def main(sizes: list[int]) -> None:
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"{'posts':>6} {'cold s':>8} {'ms/post':>8} {'warm s':>8} {'touch-1 s':>9} {'peak MiB':>9}")
+    for n in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"bench-{n}-"))
+        try:
+            make_site(root, n)
+            cold, peak = run_build(root)
+            warm, _ = run_build(root)
+            post = root / "content" / "posts" / "post-00007.md"
+            post.write_text(post.read_text() + "\nOne more line.\n")
+            touch, _ = run_build(root)
+            print(f"{n:>6} {cold:>8.2f} {cold / n * 1000:>8.2f} {warm:>8.2f} {touch:>9.2f} {peak:>9.0f}")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [1000, 4000])
