@@ -1,0 +1,32 @@
+"""Shared helpers for tests: make small sites on disk and run the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = REPO / "tests" / "data" / "strawberry-fields.atom.xml"
+
+
+def write_post(root: Path, name: str, front: str, body: str = "Hello.\n") -> Path:
+    path = root / "content" / "posts" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\n{front.strip()}\n---\n\n{body}", encoding="utf-8")
+    return path
+
+
+def make_site(root: Path, config: str = "title: Test Site\nurl: https://example.org\n") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "site.yml").write_text(config, encoding="utf-8")
+    (root / "content" / "posts").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def run_cli(*args: str, cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "site_builder", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"site-builder {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc

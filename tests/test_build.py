@@ -1,0 +1,120 @@
+"""The build on small sites: what pages exist, where, and what they show."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import feedparser
+import pytest
+
+from helpers import make_site, run_cli, write_post
+
+
+@pytest.fixture()
+def site(tmp_path: Path) -> Path:
+    root = make_site(tmp_path / "site", "title: Test Site\nsubtitle: Notes\nurl: https://example.org\nposts_per_page: 2\n")
+    write_post(root, "first.md", "title: First post\ndate: 2024-03-01\ntags: [python, math]\nsummary: The first one.",
+               "## Setup\n\nInline $a^2 + b^2 = c^2$ and display:\n\n$$\n\\frac{1}{2}\n$$\n\n"
+               "```python\ndef f(x):\n    return x[0] < 1\n```\n\nA note[^1].\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+               "[^1]: The footnote text.\n")
+    write_post(root, "second.md", "title: Second post\ndate: 2025-05-02T10:00:00+02:00\ntags: [python]\npermalink: /custom/path/")
+    write_post(root, "third.md", "title: 第三篇\ndate: 2025-06-03\nlang: zh\ntags: [随笔]", "你好，世界。\n")
+    run_cli("build", "--source", str(root), check=True)
+    return root
+
+
+def page(site: Path, url: str) -> str:
+    path = site / "output" / url.lstrip("/")
+    if url.endswith("/"):
+        path = path / "index.html"
+    return path.read_text(encoding="utf-8")
+
+
+def test_posts_are_written_at_their_permalinks(site):
+    assert "<h1 class=\"post-title\">First post</h1>" in page(site, "/blog/2024/first/")
+    assert "Second post" in page(site, "/custom/path/")
+    assert "你好，世界。" in page(site, "/blog/2025/third/"), "the slug comes from the file name"
+
+
+def test_post_body_is_inside_article_with_math_code_footnotes_tables(site):
+    html = page(site, "/blog/2024/first/")
+    article = html[html.index("<article"): html.index("</article>")]
+    assert article.count("<math") == 2 and 'display="block"' in article
+    assert '<annotation encoding="application/x-tex">a^2 + b^2 = c^2</annotation>' in article
+    assert '<code class="language-python"><span class="k">def</span>' in article
+    assert 'id="setup"' in article and 'href="#setup"' in article
+    assert 'class="footnotes"' in article and "The footnote text." in article
+    assert "<table>" in article and "<td>2</td>" in article
+    assert "<script" not in html, "no page needs JavaScript"
+
+
+def test_home_is_newest_first_and_paginated(site):
+    home = page(site, "/")
+    titles = re.findall(r'class="card-title"><a href="[^"]+">([^<]+)<', home)
+    assert titles == ["第三篇", "Second post"]
+    assert 'href="/page/2/"' in home
+    assert re.findall(r'class="card-title"><a href="[^"]+">([^<]+)<', page(site, "/page/2/")) == ["First post"]
+
+
+def test_tags_archives_404_sitemap_robots(site):
+    tag = page(site, "/blog/tag/python/")
+    assert "First post" in tag and "Second post" in tag and "第三篇" not in tag
+    assert "第三篇" in page(site, "/blog/tag/随笔/")
+    assert "Second post" in page(site, "/blog/2025/") and "First post" not in page(site, "/blog/2025/")
+    assert all(t in page(site, "/blog/") for t in ("First post", "Second post", "第三篇"))
+    assert "404" in page(site, "/404.html")
+    sitemap = page(site, "/sitemap.xml")
+    assert "<loc>https://example.org/custom/path/</loc>" in sitemap
+    assert "Sitemap: https://example.org/sitemap.xml" in page(site, "/robots.txt")
+    assert (site / "output" / "css" / "site.css").exists() and (site / "output" / "css" / "pygments.css").exists()
+
+
+def test_feed_is_valid_atom_with_every_post(site):
+    feed = feedparser.parse(str(site / "output" / "feed.xml"))
+    assert feed.bozo == 0
+    assert feed.feed.title == "Test Site" and feed.feed.subtitle == "Notes"
+    assert feed.feed.id == "https://example.org/feed.xml"
+    assert [e.title for e in feed.entries] == ["第三篇", "Second post", "First post"]
+    first = feed.entries[2]
+    assert first.link == "https://example.org/blog/2024/first/"
+    assert [t.term for t in first.tags] == ["python", "math"]
+    assert "<math" in first.content[0].value and first.summary == "The first one."
+
+
+def test_chinese_page_is_marked_chinese(site):
+    html = next((site / "output" / "blog" / "2025").glob("*/index.html"))
+    texts = [p.read_text(encoding="utf-8") for p in (site / "output" / "blog" / "2025").glob("*/index.html")]
+    zh = next(t for t in texts if "你好" in t)
+    assert '<html lang="zh-Hans">' in zh
+    assert html.exists()
+
+
+def test_site_theme_overrides_default_templates(site):
+    override = site / "themes" / "mine" / "templates"
+    override.mkdir(parents=True)
+    (override / "post.html").write_text("{% extends 'base.html' %}{% block main %}CUSTOM {{ post.title }}{% endblock %}")
+    (site / "site.yml").write_text((site / "site.yml").read_text() + "theme: mine\n")
+    run_cli("build", "--source", str(site), check=True)
+    assert "CUSTOM First post" in page(site, "/blog/2024/first/")
+    assert 'class="card-title"' in page(site, "/"), "templates the theme lacks come from the default theme"
+
+
+def test_rebuild_with_nothing_changed_rewrites_nothing(site):
+    before = {p: p.stat().st_mtime_ns for p in (site / "output").rglob("*") if p.is_file()}
+    out = run_cli("build", "--source", str(site), check=True).stdout
+    assert "0 posts rendered" in out and "0 pages written" in out
+    after = {p: p.stat().st_mtime_ns for p in (site / "output").rglob("*") if p.is_file() and p.name != ".site-builder"}
+    assert all(before[p] == m for p, m in after.items())
+
+
+def test_editing_a_post_updates_its_page_and_lists(site):
+    post = site / "content" / "posts" / "first.md"
+    post.write_text(post.read_text().replace("title: First post", "title: First post, edited")
+                    .replace("A note", "An edited note"))
+    out = run_cli("build", "--source", str(site), check=True).stdout
+    assert "1 posts rendered" in out
+    assert "An edited note" in page(site, "/blog/2024/first/")
+    assert "First post, edited" in page(site, "/blog/2024/first/")
+    assert "First post, edited" in page(site, "/page/2/")
+    assert "First post, edited" in page(site, "/feed.xml")
