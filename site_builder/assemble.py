@@ -14,7 +14,7 @@ from site_builder.models import Page, Post, Rendered
 
 @dataclass
 class PostView:
-    """What templates see of a post: its record, its HTML and derived facts."""
+    """What templates see of a post: its record's fields, its HTML and derived facts."""
 
     post: Post
     html: str
@@ -24,15 +24,10 @@ class PostView:
     prev: "PostView | None" = None
     next: "PostView | None" = None
 
-    def __getattr__(self, name):  # templates write post.title, post.date, ...
-        post = self.__dict__.get("post")
-        if post is None:
-            raise AttributeError(name)
-        return getattr(post, name)
-
-    @property
-    def url(self) -> str:
-        return self.post.permalink
+    def __post_init__(self) -> None:  # plain attributes: templates read them thousands of times
+        p = self.post
+        self.title, self.date, self.updated, self.tags = p.title, p.date, p.updated, p.tags
+        self.lang, self.summary, self.url, self.id, self.meta = p.lang, p.summary, p.permalink, p.id, p.meta
 
 
 @dataclass
