@@ -1,0 +1,280 @@
+"""HTML -> Markdown for one post: BeautifulSoup preprocessing, then a markdownify converter."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+from markdownify import (ATX, MarkdownConverter, chomp, should_remove_whitespace_inside,
+                         should_remove_whitespace_outside)
+
+from site_builder.importer.text import escape_alt, escape_text, is_punct, is_space, md_title, md_url
+
+_BLOCK_TOKEN = "\x00B{}\x00"
+_BLOCK_LINE = re.compile(r"^(?P<prefix>.*?)\x00B(?P<n>\d+)\x00[ \t]*$", re.M)
+_INLINE_PARENTS = {"a", "em", "i", "strong", "b", "span", "code", "sup", "sub", "small", "mark",
+                   "u", "s", "del", "ins", "abbr", "cite", "q", "label", "font", "time"}
+_BLOCK_NAMES = {"p", "div", "li", "ul", "ol", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
+                "pre", "table", "tr", "td", "th", "section", "article", "figure", "figcaption",
+                "dl", "dt", "dd", "hr", "header", "footer", "aside", "main", "nav", "details"}
+
+
+_LOOSE_CHILDREN = {"p", "div", "blockquote", "pre", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "figure"}
+
+
+class Doc:
+    """State shared by the preprocessing steps and the converter for one HTML fragment."""
+
+    def __init__(self, html: str, base: str, warn: Callable[[str], None]):
+        self.html = html
+        self.base = base
+        self.warn = warn
+        self.soup = BeautifulSoup(html, "html.parser")
+        self.blocks: list[tuple[str, str]] = []     # (Markdown block, inline fallback)
+        self.inlines: list[str] = []
+        self.footnotes: list[tuple[str, str]] = []  # (label, Markdown text)
+        self.converter = PostConverter(self)
+
+    def block(self, markdown: str, inline: str | None = None) -> Tag:
+        """A placeholder element that becomes `markdown` as a block of its own lines."""
+        tag = self.soup.new_tag("div")
+        tag["data-md-block"] = str(len(self.blocks))
+        self.blocks.append((markdown.strip("\n"), inline if inline is not None else markdown))
+        return tag
+
+    def inline(self, markdown: str) -> Tag:
+        """A placeholder element that becomes `markdown` verbatim inside a paragraph."""
+        tag = self.soup.new_tag("span")
+        tag["data-md-inline"] = str(len(self.inlines))
+        self.inlines.append(markdown)
+        return tag
+
+    def fragment(self, el: Tag) -> str:
+        """Markdown for the children of `el` (which may be detached from the tree)."""
+        wrapper = self.soup.new_tag("div")
+        for child in list(el.children):
+            wrapper.append(child.extract())
+        text = self.converter.process_tag(wrapper, parent_tags=set())
+        return self.finish(text)
+
+    def inline_fragment(self, el: Tag) -> str:
+        """One-line inline Markdown for the children of `el` (captions)."""
+        wrapper = self.soup.new_tag("span")
+        for child in list(el.children):
+            wrapper.append(child.extract())
+        text = self.converter.process_tag(wrapper, parent_tags={"_inline"})
+        return " ".join(text.split()).replace("\x00", "")
+
+    def finish(self, text: str) -> str:
+        return substitute_blocks(tidy(text), self.blocks)
+
+
+def tidy(text: str) -> str:
+    """No trailing spaces, no runs of blank lines, no blank lines at either end."""
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip("\n")
+
+
+def substitute_blocks(text: str, blocks: list[tuple[str, str]]) -> str:
+    """Put each block's lines where its placeholder line is, with the same indent or `>` prefix."""
+
+    def repl(m: re.Match) -> str:
+        prefix = m.group("prefix")
+        indent = re.match(r"[ >]*", prefix).group()
+        body = substitute_blocks(blocks[int(m.group("n"))][0], blocks)
+        lines = [(indent + line) if line else indent.rstrip() for line in body.split("\n")]
+        head = "" if prefix == indent else prefix.rstrip() + "\n" + indent.rstrip() + "\n"
+        return head + "\n".join(lines)
+
+    return _BLOCK_LINE.sub(repl, text)
+
+
+def _edge_char(node, forward: bool) -> str:
+    """The first (or last) character of the text next to an inline element, '' at a boundary."""
+    while node is not None:
+        sib = node.next_sibling if forward else node.previous_sibling
+        while sib is not None:
+            text = sib if isinstance(sib, NavigableString) else (
+                "" if sib.name in ("br",) else ("x" if sib.has_attr("data-md-inline") else sib.get_text()))
+            if isinstance(sib, Tag) and sib.name in _BLOCK_NAMES:
+                return ""
+            if text:
+                return text[0] if forward else text[-1]
+            sib = sib.next_sibling if forward else sib.previous_sibling
+        node = node.parent
+        if node is None or node.name not in _INLINE_PARENTS:
+            return ""
+    return ""
+
+
+def _is_loose(list_el) -> bool:
+    """Whether markdown-it will render this list with <p> in its items (blank lines inside an item)."""
+    if list_el is None:
+        return False
+    for li in list_el.find_all("li", recursive=False):
+        kids = [c for c in li.children if not (isinstance(c, NavigableString) and not c.strip())]
+        if len(kids) > 1 and any(isinstance(c, Tag) and c.name in _LOOSE_CHILDREN for c in kids):
+            return True
+    return False
+
+
+class PostConverter(MarkdownConverter):
+    """markdownify with the site's dialect: ATX headings, `-` bullets, `\\` hard breaks, `$` escaped."""
+
+    class Options:
+        heading_style = ATX
+        bullets = "-"
+        newline_style = "backslash"
+        strong_em_symbol = "*"
+        escape_asterisks = False
+        escape_underscores = False
+        escape_misc = False
+        autolinks = True
+        strip_document = "strip"
+
+    def __init__(self, doc: Doc, **options):
+        super().__init__(**options)
+        self.doc = doc
+
+    # --- text -------------------------------------------------------------------------------
+    def process_text(self, el, parent_tags=None):
+        parent_tags = parent_tags or set()
+        text = str(el) or ""
+        if "pre" not in parent_tags:
+            text = re.sub(r"[\t \r\n]*[\r\n][\t \r\n]*", "\n", text)
+            text = re.sub(r"[\t ]+", " ", text)
+        if (should_remove_whitespace_outside(el.previous_sibling)
+                or (should_remove_whitespace_inside(el.parent) and not el.previous_sibling)):
+            text = text.lstrip(" \t\r\n")
+        if (should_remove_whitespace_outside(el.next_sibling)
+                or (should_remove_whitespace_inside(el.parent) and not el.next_sibling)):
+            text = text.rstrip()
+        if "_noformat" not in parent_tags:
+            prev = el.previous_sibling
+            starts_line = prev is None or (isinstance(prev, Tag) and (prev.name == "br" or prev.name in _BLOCK_NAMES))
+            text = escape_text(text, line_start=starts_line)
+            if "td" in parent_tags or "th" in parent_tags:
+                text = text.replace("|", "\\|")
+        return text
+
+    # --- placeholders -----------------------------------------------------------------------
+    def convert_div(self, el, text, parent_tags):
+        key = el.get("data-md-block")
+        if key is not None:
+            markdown, inline = self.doc.blocks[int(key)]
+            if "_inline" in parent_tags:
+                return inline
+            return "\n\n" + _BLOCK_TOKEN.format(key) + "\n\n"
+        return super().convert_div(el, text, parent_tags)
+
+    convert_section = convert_div
+    convert_article = convert_div
+
+    def convert_span(self, el, text, parent_tags):
+        key = el.get("data-md-inline")
+        if key is not None:
+            return self.doc.inlines[int(key)]
+        return text
+
+    # --- inline markup ----------------------------------------------------------------------
+    def _emphasis(self, el, text, parent_tags, marker: str, tag: str):
+        if "_noformat" in parent_tags:
+            return text
+        prefix, suffix, inner = chomp(text)
+        if not inner:
+            return text if text.strip() == "" and text else ""
+        before = prefix or _edge_char(el, forward=False)
+        after = suffix or _edge_char(el, forward=True)
+        opens = not is_space(inner[0]) and (not is_punct(inner[0]) or is_space(before) or is_punct(before))
+        closes = not is_space(inner[-1]) and (not is_punct(inner[-1]) or is_space(after) or is_punct(after))
+        if opens and closes and "\n\n" not in inner:
+            return f"{prefix}{marker}{inner}{marker}{suffix}"
+        return f"{prefix}<{tag}>{inner}</{tag}>{suffix}"  # CommonMark would not see `*` here
+
+    def convert_em(self, el, text, parent_tags):
+        return self._emphasis(el, text, parent_tags, "*", "em")
+
+    convert_i = convert_em
+    convert_cite = convert_em
+
+    def convert_strong(self, el, text, parent_tags):
+        return self._emphasis(el, text, parent_tags, "**", "strong")
+
+    convert_b = convert_strong
+
+    def convert_del(self, el, text, parent_tags):
+        return self._emphasis(el, text, parent_tags, "~~", "del")
+
+    convert_s = convert_del
+    convert_strike = convert_del
+
+    def _raw_inline(tag: str):
+        def convert(self, el, text, parent_tags):
+            if "_noformat" in parent_tags or not text.strip():
+                return text
+            return f"<{tag}>{text}</{tag}>"
+        return convert
+
+    convert_sub = _raw_inline("sub")
+    convert_sup = _raw_inline("sup")
+    convert_mark = _raw_inline("mark")
+    convert_ins = _raw_inline("ins")
+    convert_u = _raw_inline("u")
+    convert_kbd = _raw_inline("kbd")
+
+    def convert_a(self, el, text, parent_tags):
+        if "_noformat" in parent_tags:
+            return text
+        prefix, suffix, inner = chomp(text)
+        href = el.get("href")
+        if not inner:
+            return ""
+        if not href:
+            return text
+        title = el.get("title")
+        if inner.replace("\\_", "_") == href and not title and re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>]*$", href, re.I):
+            return f"{prefix}<{href}>{suffix}"
+        title_part = f' "{md_title(title)}"' if title else ""
+        return f"{prefix}[{inner}]({md_url(href)}{title_part}){suffix}"
+
+    def convert_img(self, el, text, parent_tags):
+        src = el.get("src") or el.get("data-src") or ""
+        if not src:
+            return ""
+        alt = escape_alt(el.get("alt") or "")
+        title = el.get("title")
+        title_part = f' "{md_title(title)}"' if title else ""
+        return f"![{alt}]({md_url(src)}{title_part})"
+
+    convert_tt = MarkdownConverter.convert_code
+
+    def convert_br(self, el, text, parent_tags):
+        if "_inline" in parent_tags:
+            return " "
+        return "\\\n"
+
+    def convert_hN(self, n, el, text, parent_tags):
+        if "_inline" in parent_tags:
+            return text
+        text = " ".join(text.split())
+        if not text:
+            return ""
+        return f"\n\n{'#' * max(1, min(6, n))} {text}\n\n"
+
+    def convert_list(self, el, text, parent_tags):
+        li = el.parent
+        if "li" in parent_tags and li is not None and li.name == "li" and _is_loose(li.parent):
+            # the outer list renders with paragraphs, so keep its nested list a block of its own
+            return "\n\n" + text.rstrip()
+        return super().convert_list(el, text, parent_tags)
+
+    convert_ul = convert_list
+    convert_ol = convert_list
+
+    def convert_figcaption(self, el, text, parent_tags):
+        return "\n\n" + text.strip() + "\n\n"
+
+    def convert_q(self, el, text, parent_tags):
+        return "“" + text + "”"

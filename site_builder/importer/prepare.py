@@ -1,0 +1,413 @@
+"""Preprocessing of a post's HTML tree: URLs, code blocks, math, footnotes and odd elements."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+from bs4 import Comment, NavigableString, Tag
+
+from site_builder.importer.html2md import Doc
+
+_CODE_SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "math"}
+_URL_ATTRS = {"a": ["href", "data-pswp-src"], "img": ["src", "data-src"], "source": ["src"],
+              "iframe": ["src"], "video": ["src", "poster"], "audio": ["src"], "embed": ["src"],
+              "object": ["data"], "track": ["src"], "link": ["href"]}
+_NO_LANG = {"plaintext", "plain", "none", "nohighlight", "no-highlight", "highlight", "highlighter-rouge"}
+_LANG_CLASS = re.compile(r"^(?:language|lang|highlight|brush)[-:]?(?P<lang>[\w+#.-]+)$")
+# Code "languages" a Jekyll theme renders in the browser into something else.
+_CLIENT_RENDERED = {"pseudocode", "mermaid", "typograms", "diff2html", "chart", "echarts",
+                    "vega_lite", "geojson", "plotly", "tikzjax", "abc", "wavedrom", "markmap"}
+
+KNOWN_TAGS = set("""a abbr acronym address area article aside audio b base bdi bdo big blockquote body br
+button canvas caption center cite code col colgroup data datalist dd del details dfn dialog div dl dt em
+embed fieldset figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img
+input ins kbd label legend li link main map mark menu meta meter nav noscript object ol optgroup option
+output p param picture pre progress q rp rt ruby s samp script section select small source span strike
+strong style sub summary sup table tbody td template textarea tfoot th thead time title tr track tt u ul
+var video wbr svg math semantics annotation mrow mi mo mn ms mtext mfrac msqrt mroot msub msup msubsup
+munder mover munderover mtable mtr mtd mspace mstyle mpadded mphantom menclose annotation-xml
+path g circle rect line polyline polygon ellipse defs use text tspan symbol clippath lineargradient stop
+""".split())
+
+
+def resolve_urls(doc: Doc) -> None:
+    """Make relative links and image URLs absolute against the entry's base."""
+    if not doc.base:
+        return
+    for name, attrs in _URL_ATTRS.items():
+        for el in doc.soup.find_all(name):
+            for attr in attrs:
+                value = el.get(attr)
+                if not value or not isinstance(value, str):
+                    continue
+                value = value.strip()
+                if value.startswith(("#", "data:", "mailto:", "javascript:", "tel:")) or re.match(r"^[a-z][a-z0-9+.-]*:", value, re.I):
+                    continue
+                el[attr] = urljoin(doc.base, value)
+
+
+def strip_noise(doc: Doc) -> None:
+    """Comments, the builder's heading anchors, footnote separators, scripts and styles."""
+    for c in doc.soup.find_all(string=lambda s: isinstance(s, Comment)):
+        c.extract()
+    for el in doc.soup.select("a.header-anchor, a.anchorjs-link, hr.footnotes-sep"):
+        el.decompose()
+    for el in doc.soup.find_all("style"):
+        doc.warn("dropped an inline <style> element")
+        el.decompose()
+    for el in doc.soup.find_all("script"):
+        src = el.get("src")
+        if src:
+            doc.warn(f"replaced a <script src> embed by a link to {src}")
+            el.replace_with(doc.block(f"<{src}>" if " " not in src else src))
+        elif (el.get("type") or "").startswith("math/tex"):
+            tex = el.get_text()
+            display = "mode=display" in (el.get("type") or "")
+            el.replace_with(_math_tag(doc, tex, display))
+        else:
+            doc.warn("dropped an inline <script> element")
+            el.decompose()
+
+
+# --- code ---------------------------------------------------------------------------------------
+
+def _classes(el: Tag) -> list[str]:
+    cls = el.get("class") or []
+    return cls.split() if isinstance(cls, str) else list(cls)
+
+
+def _code_lang(*els: Tag) -> str:
+    for el in els:
+        if el is None:
+            continue
+        if el.get("data-lang"):
+            return str(el["data-lang"]).strip()
+        for cls in _classes(el):
+            m = _LANG_CLASS.match(cls)
+            if m and cls not in ("highlighter-rouge",):
+                return m.group("lang")
+        if el.name == "pre" and (el.get("lang") or ""):
+            return el["lang"]
+    return ""
+
+
+def _is_code_wrapper(el: Tag) -> bool:
+    if el.name == "pre":
+        return True
+    if el.name in ("div", "figure") and el.find("pre") is not None:
+        cls = _classes(el)
+        return ("highlighter-rouge" in cls or "highlight" in cls or "codehilite" in cls
+                or any(c.startswith("language-") for c in cls))
+    return False
+
+
+def fence(code: str, lang: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    body = code[:-1] if code.endswith("\n") else code
+    return f"{ticks}{lang}\n{body}\n{ticks}" if body or code else f"{ticks}{lang}\n{ticks}"
+
+
+def code_text(pre: Tag) -> str:
+    """The exact text of a <pre>: entities decoded, <br> as newlines, HTML's leading newline dropped."""
+    for br in pre.find_all("br"):
+        br.replace_with("\n")
+    text = pre.get_text().replace("\r\n", "\n").replace("\r", "\n")
+    first = next(iter(pre.children), None)
+    if isinstance(first, NavigableString) and str(first).startswith("\n"):
+        text = text[1:]
+    return text
+
+
+def convert_code_blocks(doc: Doc) -> None:
+    """Rouge, Pygments, our own and bare <pre> blocks -> fenced code with the language."""
+    while True:
+        el = doc.soup.find(lambda t: isinstance(t, Tag) and _is_code_wrapper(t))
+        if el is None:
+            return
+        pres = [p for p in ([el] if el.name == "pre" else el.find_all("pre"))
+                if not ({"lineno", "gutter"} & set(_classes(p))) and not p.find_parent(class_="gutter")]
+        pre = pres[-1] if pres else el.find("pre")
+        code_el = pre.find("code")
+        lang = _code_lang(code_el, pre, el, el.parent if el.name == "pre" else None)
+        if lang.lower() in _NO_LANG:
+            lang = ""
+        if lang.lower() in _CLIENT_RENDERED:
+            doc.warn(f"kept a `{lang}` block as code; the original site rendered it in the browser")
+        text = code_text(pre)
+        inline = f"`{text.strip()}`" if "`" not in text else text.strip()
+        el.replace_with(doc.block(fence(text, lang), inline))
+
+
+# --- math ---------------------------------------------------------------------------------------
+
+def _math_tag(doc: Doc, tex: str, display: bool, label: str = "") -> Tag:
+    tex = tex.strip()
+    if display:
+        one_line = " ".join(tex.split())
+        suffix = f" ({label})" if label else ""
+        return doc.block(f"$$\n{tex}\n$$" + suffix, f"$${one_line}$$")
+    return doc.inline(f"${tex}$")
+
+
+def convert_mathml(doc: Doc) -> None:
+    """Our builder's MathML (with a TeX annotation) -> `$..$` / `$$..$$`."""
+    for math in doc.soup.find_all("math"):
+        if math.parent is None:
+            continue
+        ann = math.find("annotation", attrs={"encoding": "application/x-tex"})
+        if ann is None:
+            doc.warn("kept a MathML formula without a TeX annotation as raw MathML")
+            math.replace_with(doc.inline(str(math).replace("\n", " ")))
+            continue
+        tex = ann.get_text()
+        display = math.get("display") == "block"
+        parent = math.parent
+        pcls = _classes(parent) if isinstance(parent, Tag) else []
+        if parent.name == "span" and "math" in pcls and "display" in pcls:
+            parent.replace_with(doc.inline(f"$${tex.strip()}$$"))
+        elif parent.name == "div" and "math" in pcls:
+            eqno = parent.find("span", class_="eqno")
+            label = parent.get("id") or (eqno.get_text().strip("() ") if eqno else "")
+            parent.replace_with(_math_tag(doc, tex, True, label))
+        else:
+            math.replace_with(_math_tag(doc, tex, display))
+
+
+_DELIMS = re.compile(r"\\\(|\\\[|\$\$|(?<!\\)\$")
+
+
+def _find_math(text: str):
+    """Yield (start, end, tex, display) for each math span in a text node."""
+    pos = 0
+    while True:
+        m = _DELIMS.search(text, pos)
+        if not m:
+            return
+        d = m.group()
+        start = m.start()
+        if d in ("\\(", "\\["):
+            close = "\\)" if d == "\\(" else "\\]"
+            end = text.find(close, m.end())
+            if end < 0:
+                pos = m.end()
+                continue
+            yield start, end + 2, text[m.end():end], d == "\\["
+            pos = end + 2
+        elif d == "$$":
+            end = text.find("$$", m.end())
+            if end < 0 or not text[m.end():end].strip():
+                pos = m.end()
+                continue
+            yield start, end + 2, text[m.end():end], True
+            pos = end + 2
+        else:
+            # `$tex$`: no space just inside, no digit right after the closing `$`, one paragraph
+            nxt = text[m.end():m.end() + 1]
+            if not nxt or nxt.isspace():
+                pos = m.end()
+                continue
+            found = None
+            search = m.end()
+            while True:
+                end = text.find("$", search)
+                if end < 0:
+                    break
+                if text[end - 1] == "\\" or text[end + 1:end + 2] == "$":
+                    search = end + 1 + (text[end + 1:end + 2] == "$")
+                    continue
+                found = end
+                break
+            if found is None:
+                return
+            body = text[m.end():found]
+            after = text[found + 1:found + 2]
+            if body[-1:].isspace() or after.isdigit() or "\n\n" in body:
+                pos = m.end()
+                continue
+            yield start, found + 1, body, False
+            pos = found + 1
+
+
+def convert_text_math(doc: Doc) -> None:
+    """`\\(..\\)`, `$..$` -> inline math; `\\[..\\]`, `$$..$$` -> display math blocks."""
+    for node in list(doc.soup.find_all(string=True)):
+        if isinstance(node, Comment) or node.parent is None:
+            continue
+        if any(p.name in _CODE_SKIP for p in node.parents if isinstance(p, Tag)):
+            continue
+        text = str(node)
+        if "\\(" not in text and "\\[" not in text and "$" not in text:
+            continue
+        pieces: list = []
+        pos = 0
+        for start, end, tex, display in _find_math(text):
+            if start > pos:
+                pieces.append(NavigableString(text[pos:start]))
+            pieces.append(_math_tag(doc, tex, display))
+            pos = end
+        if not pieces:
+            continue
+        if pos < len(text):
+            pieces.append(NavigableString(text[pos:]))
+        for piece in pieces:
+            node.insert_before(piece)
+        node.extract()
+    for node in doc.soup.find_all(string=re.compile(r"\\[(\[]")):
+        if not any(p.name in _CODE_SKIP for p in node.parents if isinstance(p, Tag)):
+            doc.warn(f"unmatched math delimiter left as text near {str(node).strip()[:40]!r}")
+
+
+# --- footnotes ----------------------------------------------------------------------------------
+
+_BACKREF = {"reversefootnote", "footnote-backref", "footnote-back"}
+
+
+def _footnote_containers(doc: Doc) -> list[Tag]:
+    found = []
+    for el in doc.soup.find_all(["div", "section", "ol", "aside"]):
+        cls = _classes(el)
+        if ("footnotes" in cls or el.get("role") == "doc-endnotes") and not any(el in f.descendants for f in found):
+            found.append(el)
+    return found
+
+
+def _label(li_id: str, n: int) -> str:
+    m = re.match(r"^(?:fn|footnote)[:\-_]?(.+)$", li_id or "")
+    label = m.group(1) if m else (li_id or str(n))
+    label = re.sub(r"[\s\]\[^]+", "-", label).strip("-")
+    return label or str(n)
+
+
+def convert_footnote_refs(doc: Doc) -> list[tuple[Tag, list[tuple[Tag, str]]]]:
+    """Replace footnote references by `[^label]`; returns the definitions still to convert."""
+    result = []
+    labels: dict[str, str] = {}
+    for n_container, container in enumerate(_footnote_containers(doc)):
+        ol = container if container.name == "ol" else container.find("ol")
+        items = ol.find_all("li", recursive=False) if ol else []
+        defs = []
+        for n, li in enumerate(items, 1):
+            label = _label(li.get("id", ""), n)
+            if li.get("id"):
+                labels[li["id"]] = label
+            defs.append((li, label))
+        result.append((container, defs))
+    if not labels:
+        return result
+    for a in doc.soup.find_all("a", href=True):
+        href = a["href"]
+        if not href.startswith("#") or href[1:] not in labels:
+            continue
+        if set(_classes(a)) & _BACKREF or a.get("role") == "doc-backlink":
+            continue
+        target = a
+        sup = a.find_parent("sup")
+        if sup is not None and sup.get_text().strip() == a.get_text().strip():
+            target = sup
+        target.replace_with(doc.inline(f"[^{labels[href[1:]]}]"))
+    return result
+
+
+def convert_footnote_defs(doc: Doc, found) -> None:
+    """Turn collected definitions into `[^label]: text` and drop the footnotes section."""
+    for container, defs in found:
+        for li, label in defs:
+            for a in li.find_all("a"):
+                if set(_classes(a)) & _BACKREF or a.get("role") == "doc-backlink":
+                    prev = a.previous_sibling
+                    if isinstance(prev, NavigableString):
+                        prev.replace_with(str(prev).rstrip(" \t\n\u00a0"))
+                    a.decompose()
+            text = doc.fragment(li.extract())
+            lines = text.split("\n")
+            body = "\n".join([lines[0]] + [("    " + line) if line else "" for line in lines[1:]])
+            doc.footnotes.append((label, body))
+        prev = container.find_previous_sibling()
+        if prev is not None and prev.name == "hr" and _next_tag(prev) is container:
+            prev.decompose()
+        container.decompose()
+
+
+def _next_tag(el: Tag):
+    sib = el.next_sibling
+    while isinstance(sib, NavigableString) and not str(sib).strip():
+        sib = sib.next_sibling
+    return sib
+
+
+# --- everything else ----------------------------------------------------------------------------
+
+def convert_tabs(doc: Doc) -> None:
+    """jekyll-tabs (`ul.tab` + `ul.tab-content`) -> one bold-titled section per tab."""
+    for tabs in doc.soup.select("ul.tab"):
+        content = _next_tag(tabs)
+        if not (isinstance(content, Tag) and content.name == "ul" and "tab-content" in _classes(content)):
+            continue
+        names = [li.get_text(" ", strip=True) for li in tabs.find_all("li", recursive=False)]
+        panes = content.find_all("li", recursive=False)
+        wrapper = doc.soup.new_tag("div")
+        for name, pane in zip(names, panes):
+            title = doc.soup.new_tag("p")
+            strong = doc.soup.new_tag("strong")
+            strong.string = name
+            title.append(strong)
+            wrapper.append(title)
+            for child in list(pane.children):
+                wrapper.append(child.extract())
+        tabs.decompose()
+        content.replace_with(wrapper)
+        wrapper.unwrap()
+        doc.warn(f"tabs ({', '.join(names)}) became consecutive sections headed by the tab name")
+
+
+def _original_tag_text(doc: Doc, el: Tag) -> str:
+    line, col = getattr(el, "sourceline", None), getattr(el, "sourcepos", None)
+    if line is None or col is None:
+        return f"<{el.name}>"
+    lines = doc.html.split("\n")
+    if line - 1 >= len(lines):
+        return f"<{el.name}>"
+    rest = "\n".join(lines[line - 1:])[col:]
+    m = re.match(r"<[^<>]*>", rest)
+    return m.group() if m else f"<{el.name}>"
+
+
+_INTERACTIVE = {"iframe", "video", "audio", "embed", "object", "canvas", "form", "details", "svg"}
+
+
+def convert_interactive(doc: Doc) -> None:
+    """Embeds, players, widgets and custom elements stay raw HTML, with a warning."""
+    def interactive(t) -> bool:
+        return isinstance(t, Tag) and (t.name in _INTERACTIVE or "-" in t.name)
+
+    while (el := doc.soup.find(interactive)) is not None:
+        raw = re.sub(r"\n\s*\n", "\n", str(el)).strip()
+        doc.warn(f"kept <{el.name}> as raw HTML")
+        el.replace_with(doc.block(raw, raw.replace("\n", " ")))
+
+
+def convert_made_up_tags(doc: Doc) -> None:
+    """Tags no HTML knows (`<CLS>` typed into prose) -> the literal text the author meant."""
+    for el in doc.soup.find_all(lambda t: t.name not in KNOWN_TAGS and "-" not in t.name):
+        original = _original_tag_text(doc, el)
+        doc.warn(f"unknown HTML element {original} kept as literal text")
+        el.insert_before(NavigableString(original))
+        el.unwrap()
+
+
+def tidy_breaks(doc: Doc) -> None:
+    """No whitespace around <br>, and none at the very end of a paragraph."""
+    for br in doc.soup.find_all("br"):
+        nxt, prev = br.next_sibling, br.previous_sibling
+        if isinstance(nxt, NavigableString) and not isinstance(nxt, Comment):
+            nxt.replace_with(str(nxt).lstrip(" \t\n"))
+        if isinstance(prev, NavigableString) and not isinstance(prev, Comment):
+            prev.replace_with(str(prev).rstrip(" \t\n"))
+    for br in doc.soup.find_all("br"):
+        sib = br.next_sibling
+        while isinstance(sib, NavigableString) and not str(sib).strip():
+            sib = sib.next_sibling
+        if sib is None or (isinstance(sib, Tag) and (sib.name in ("p", "div", "ul", "ol", "table", "blockquote", "pre") or sib.has_attr("data-md-block"))):
+            br.decompose()

@@ -1,0 +1,120 @@
+"""Markdown escaping of plain text, alt texts and URLs, and a CJK-aware language guess."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
+
+# Markdown constructs that only count at the start of a line (the builder enables deflists,
+# containers, math blocks and footnotes, so `:`, `~`, `$$` and `[^x]:` matter too).
+_LINE_START = re.compile(
+    r"^(?P<lead>[ \t]*)(?:"
+    r"(?P<hash>#{1,6})(?=\s|$)"
+    r"|(?P<bullet>[-+])(?=\s|$)"
+    r"|(?P<num>\d{1,9})(?P<numdot>[.)])(?=\s|$)"
+    r"|(?P<quote>>)"
+    r"|(?P<rule>(?:=+|-{2,})[ \t]*$)"
+    r"|(?P<colon>:)(?=\s|$|::)"
+    r"|(?P<tilde>~)(?=\s|$)"
+    r")"
+)
+
+
+def is_punct(ch: str) -> bool:
+    """Unicode punctuation or symbol, as CommonMark's flanking rules see it."""
+    return bool(ch) and unicodedata.category(ch)[0] in "PS"
+
+
+def is_space(ch: str) -> bool:
+    return not ch or ch.isspace()
+
+
+def _escape_inline(text: str, brackets: bool = False) -> str:
+    out = []
+    n = len(text)
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else ""
+        nxt = text[i + 1] if i + 1 < n else ""
+        if ch in "\\`$":
+            out.append("\\" + ch)
+        elif ch in "[]" and brackets:
+            out.append("\\" + ch)
+        elif ch == "[":
+            close = text.find("]", i + 1)
+            risky = nxt == "^" or (close >= 0 and text[close + 1:close + 2] in ("(", "[", ":"))
+            out.append("\\[" if risky else ch)
+        elif ch == "*":
+            out.append(ch if (prev and nxt and prev.isspace() and nxt.isspace()) else "\\*")
+        elif ch == "_":
+            out.append(ch if (prev.isalnum() and nxt.isalnum()) else "\\_")
+        elif ch == "<":
+            out.append("\\<" if (nxt.isalpha() or nxt in "/!?") else ch)
+        elif ch == "&":
+            out.append("\\&" if re.match(r"&#?\w+;", text[i:i + 34]) else ch)
+        elif ch == "~":
+            out.append("\\~" if ("~" in (prev, nxt)) else ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _escape_line_start(line: str) -> str:
+    m = _LINE_START.match(line)
+    if not m:
+        return line
+    lead = m.group("lead")
+    rest = line[len(lead):]
+    if m.group("num") is not None:
+        num = m.group("num")
+        return f"{lead}{num}\\{rest[len(num):]}"
+    return f"{lead}\\{rest}"
+
+
+def escape_text(text: str, line_start: bool = True, brackets: bool = False) -> str:
+    """Escape plain text so Markdown shows it literally (math `$` included).
+
+    `line_start` says whether the text may begin a line; later lines always may.
+    """
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        line = _escape_inline(line, brackets)
+        if i or line_start:
+            line = _escape_line_start(line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def escape_alt(text: str) -> str:
+    """Plain text for inside `![...]`: one line, brackets escaped."""
+    return escape_text(" ".join(text.split()), line_start=False, brackets=True)
+
+
+def md_url(url: str) -> str:
+    """A link destination that survives Markdown: spaces, parentheses and angle brackets encoded."""
+    return (url.strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+            .replace("<", "%3C").replace(">", "%3E").replace("\n", ""))
+
+
+def md_title(title: str) -> str:
+    return title.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def guess_lang(text: str) -> str:
+    """`zh` (or `ja`/`ko`) when CJK characters outnumber Latin words, else `en`."""
+    cjk = _CJK.findall(text)
+    words = len(_WORD.findall(text))
+    if len(cjk) <= words:
+        return "en"
+    kana = sum(1 for c in cjk if _KANA.match(c))
+    hangul = sum(1 for c in cjk if _HANGUL.match(c))
+    if hangul > len(cjk) / 2:
+        return "ko"
+    if kana > len(cjk) / 10:
+        return "ja"
+    return "zh"

@@ -1,0 +1,221 @@
+"""Turn feed entries into post files: front matter, file names, --force semantics, the report."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+from urllib.parse import unquote, urlsplit
+
+import yaml
+from bs4 import BeautifulSoup
+
+from site_builder.errors import SiteError
+from site_builder.importer.convert import html_to_markdown
+from site_builder.importer.feed import Entry, Feed, read_feed
+from site_builder.importer.text import guess_lang
+from site_builder.load import slugify
+
+_SUMMARY_MAX = 300
+_CJK_LANGS = ("zh", "ja", "ko")
+
+
+@dataclass
+class ImportReport:
+    """What an import did: files written, files left alone, and what needs a human look."""
+
+    written: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def plain_text(html: str) -> str:
+    """Readable text of an HTML fragment (scripts and styles left out), whitespace collapsed."""
+    soup = BeautifulSoup(html or "", "html.parser")
+    for el in soup.find_all(["script", "style", "template"]):
+        el.decompose()
+    return " ".join(soup.get_text(" ").split())
+
+
+def _shorten(text: str, limit: int = _SUMMARY_MAX) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    if " " in cut[limit // 2:]:
+        cut = cut[:cut.rfind(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _permalink(link: str) -> str | None:
+    if not link:
+        return None
+    path = urlsplit(link).path
+    if not path:
+        return None
+    decoded = unquote(path)
+    if decoded.count("/") != path.count("/") or any(c in decoded for c in "\n\r\t"):
+        decoded = path  # keep an encoded slash (%2F) encoded
+    return decoded if decoded.startswith("/") else "/" + decoded
+
+
+def _slug(entry: Entry) -> str:
+    path = urlsplit(entry.link).path if entry.link else ""
+    segment = unquote(path.rstrip("/").rsplit("/", 1)[-1]) if path.strip("/") else ""
+    segment = re.sub(r"\.(?:html?|php|aspx?)$", "", segment, flags=re.I)
+    for candidate in (segment, entry.slug_hint, entry.title):
+        if candidate:
+            slug = slugify(unquote(candidate))
+            if slug and slug != "post":
+                return slug[:80].strip("-") or "post"
+    return f"post-{entry.index}"
+
+
+def _lang(entry: Entry, feed: Feed, text: str) -> str:
+    """Explicit entry xml:lang; else the feed's language unless the text's script disagrees."""
+    if entry.lang:
+        return entry.lang
+    detected = guess_lang(text)
+    if feed.lang:
+        feed_cjk = feed.lang.lower().split("-")[0] in _CJK_LANGS
+        if feed_cjk == (detected in _CJK_LANGS):
+            return feed.lang
+    return detected
+
+
+def _existing_id(path: Path) -> str | None:
+    """The `id` in an existing post's front matter, if it can be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("---"):
+        return None
+    end = text.find("\n---", 3)
+    try:
+        meta = yaml.safe_load(text[3:end]) if end > 0 else None
+    except yaml.YAMLError:
+        return None
+    return str(meta.get("id")) if isinstance(meta, dict) and meta.get("id") is not None else None
+
+
+def _choose_path(into: Path, slug: str, entry_id: str | None, taken: set[str]) -> Path:
+    """`slug.md`, or `slug-2.md`... when another entry of this feed, or another post on disk, has it."""
+    n = 1
+    while True:
+        name = slug if n == 1 else f"{slug}-{n}"
+        path = into / f"{name}.md"
+        n += 1
+        if name in taken:
+            continue
+        if path.exists() and entry_id is not None:
+            other = _existing_id(path)
+            if other is not None and other != entry_id:
+                continue
+        taken.add(name)
+        return path
+
+
+def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dict:
+    date = entry.published or entry.updated
+    meta: dict = {"title": entry.title or "Untitled"}
+    meta["date"] = date.isoformat() if date else None
+    meta["updated"] = (entry.updated or date).isoformat() if (entry.updated or date) else None
+    meta["tags"] = list(dict.fromkeys(entry.tags))
+    meta["lang"] = _lang(entry, feed, f"{entry.title}\n{body_text}")
+    permalink = _permalink(entry.link)
+    if permalink:
+        meta["permalink"] = permalink
+    if entry.id:
+        meta["id"] = entry.id
+    meta["summary"] = summary
+    return meta
+
+
+def render_post_file(meta: dict, body: str) -> str:
+    head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000)
+    return f"---\n{head}---\n\n{body}" if body else f"---\n{head}---\n"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def import_feed(feed_path: Path, into: Path, force: bool = False,
+                log: Callable[[str], None] = print) -> ImportReport:
+    """Write one Markdown post per feed entry into `into`; never overwrite without `force`."""
+    feed_path, into = Path(feed_path), Path(into)
+    feed = read_feed(feed_path)
+    report = ImportReport()
+
+    def warn(msg: str) -> None:
+        report.warnings.append(msg)
+        log(f"warning: {msg}")
+
+    for msg in feed.warnings:
+        warn(msg)
+    for msg in feed.notes:
+        log(msg)
+    if not feed.entries:
+        warn(f"{feed_path}: the feed has no entries to import")
+    if into.exists() and not into.is_dir():
+        raise SiteError("import target is not a directory", into)
+
+    taken: set[str] = set()
+    fallback_date = None
+    for entry in feed.entries:
+        where = f"{feed_path}:{entry.line}" if entry.line else str(feed_path)
+        label = f"entry {entry.index} ({entry.title!r})" if entry.title else f"entry {entry.index}"
+        if not (entry.title or entry.link or entry.html.strip()):
+            warn(f"{where}: {label} is empty (no title, link or text); not imported")
+            continue
+        path = _choose_path(into, _slug(entry), entry.id, taken)
+        entry_msgs: list[str] = []
+        body = html_to_markdown(entry.html, entry.base, entry_msgs.append)
+        for msg in entry_msgs:
+            warn(f"{where}: {label} -> {path.name}: {msg}")
+        if entry.summary_only:
+            warn(f"{where}: {label} -> {path.name}: the feed has only a summary of this post; "
+                 "the body is that summary, not the full text")
+        elif not body.strip():
+            warn(f"{where}: {label} -> {path.name}: the entry has no text; wrote a post with an empty body")
+        if not entry.title:
+            warn(f"{where}: {label} -> {path.name}: no title in the feed; wrote 'Untitled'")
+        if not (entry.published or entry.updated):
+            if fallback_date is None:
+                fallback_date = datetime.now(timezone.utc).replace(microsecond=0)
+            entry.published = fallback_date
+            warn(f"{where}: {label} -> {path.name}: no date in the feed; used today's date, please correct it")
+        text = plain_text(entry.html)
+        summary = _shorten(plain_text(entry.summary_html)) if entry.summary_html else ""
+        meta = _front_matter(entry, text, feed, summary)
+        content = render_post_file(meta, body)
+        if path.exists() and not force:
+            report.skipped.append(path)
+            log(f"skipped {_display(path)} (exists; use --force to overwrite)")
+            continue
+        _write_atomic(path, content)
+        report.written.append(path)
+        log(f"wrote {_display(path)}")
+    return report
