@@ -9,7 +9,8 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from markdownify import (ATX, MarkdownConverter, chomp, should_remove_whitespace_inside,
                          should_remove_whitespace_outside)
 
-from site_builder.importer.text import escape_alt, escape_text, is_punct, is_space, md_title, md_url
+from site_builder.importer.text import (escape_alt, escape_text, is_punct, is_space, md_title, md_url,
+                                        useful_alt)
 
 _BLOCK_TOKEN = "\x00B{}\x00"
 _BLOCK_LINE = re.compile(r"^(?P<prefix>.*?)\x00B(?P<n>\d+)\x00[ \t]*$", re.M)
@@ -154,6 +155,8 @@ class PostConverter(MarkdownConverter):
         if "_noformat" not in parent_tags:
             prev = el.previous_sibling
             starts_line = prev is None or (isinstance(prev, Tag) and (prev.name == "br" or prev.name in _BLOCK_NAMES))
+            if "_inline" in parent_tags:
+                starts_line = False  # heading text and table cells cannot start a block
             text = escape_text(text, line_start=starts_line)
             if "td" in parent_tags or "th" in parent_tags:
                 text = text.replace("|", "\\|")
@@ -243,7 +246,7 @@ class PostConverter(MarkdownConverter):
         src = el.get("src") or el.get("data-src") or ""
         if not src:
             return ""
-        alt = escape_alt(el.get("alt") or "")
+        alt = escape_alt(useful_alt(el.get("alt") or "", src))
         title = el.get("title")
         title_part = f' "{md_title(title)}"' if title else ""
         return f"![{alt}]({md_url(src)}{title_part})"
@@ -261,6 +264,8 @@ class PostConverter(MarkdownConverter):
         text = " ".join(text.split())
         if not text:
             return ""
+        if re.search(r"(?:^|\s)#+$", text):
+            text = text[:-1] + "\\#"  # not a closing sequence
         return f"\n\n{'#' * max(1, min(6, n))} {text}\n\n"
 
     def convert_list(self, el, text, parent_tags):

@@ -7,7 +7,7 @@ import re
 from bs4 import NavigableString, Tag
 
 from site_builder.importer.html2md import Doc
-from site_builder.importer.text import escape_alt, md_url
+from site_builder.importer.text import escape_alt, md_url, useful_alt
 
 _IMG_EXT = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)(?:$|[?#])", re.I)
 _LIGHTBOX_ATTRS = ("data-lightbox", "data-fancybox", "data-gall", "data-pswp-width", "data-pswp-src")
@@ -82,7 +82,7 @@ def _image_md(img: Tag, unit: Tag | None, caption: str | None = None) -> str:
             link = big
     if caption is None:
         figcaption = unit.find("figcaption") if isinstance(unit, Tag) and unit is not img else None
-        caption = _plain(figcaption) or img.get("alt") or img.get("title") or ""
+        caption = _plain(figcaption) or useful_alt(img.get("alt") or "", url) or img.get("title") or ""
     title = img.get("title")
     title_part = f' "{title}"' if title and title != caption and '"' not in title else ""
     md = f"![{escape_alt(caption)}]({md_url(url)}{title_part})"

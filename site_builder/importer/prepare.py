@@ -51,7 +51,7 @@ def strip_noise(doc: Doc) -> None:
     """Comments, the builder's heading anchors, footnote separators, scripts and styles."""
     for c in doc.soup.find_all(string=lambda s: isinstance(s, Comment)):
         c.extract()
-    for el in doc.soup.select("a.header-anchor, a.anchorjs-link, hr.footnotes-sep"):
+    for el in doc.soup.find_all(["a", "hr"], class_=["header-anchor", "anchorjs-link", "footnotes-sep"]):
         el.decompose()
     for el in doc.soup.find_all("style"):
         doc.warn("dropped an inline <style> element")
@@ -341,7 +341,7 @@ def _next_tag(el: Tag):
 
 def convert_tabs(doc: Doc) -> None:
     """jekyll-tabs (`ul.tab` + `ul.tab-content`) -> one bold-titled section per tab."""
-    for tabs in doc.soup.select("ul.tab"):
+    for tabs in doc.soup.find_all("ul", class_="tab"):
         content = _next_tag(tabs)
         if not (isinstance(content, Tag) and content.name == "ul" and "tab-content" in _classes(content)):
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from urllib.parse import unquote, urlsplit
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -25,6 +26,9 @@ _LINE_START = re.compile(
 )
 
 
+_ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
 def is_punct(ch: str) -> bool:
     """Unicode punctuation or symbol, as CommonMark's flanking rules see it."""
     return bool(ch) and unicodedata.category(ch)[0] in "PS"
@@ -40,7 +44,10 @@ def _escape_inline(text: str, brackets: bool = False) -> str:
     for i, ch in enumerate(text):
         prev = text[i - 1] if i else ""
         nxt = text[i + 1] if i + 1 < n else ""
-        if ch in "\\`$":
+        if ch == "\\":
+            # a backslash is literal unless ASCII punctuation or a line end follows it
+            out.append("\\\\" if (not nxt or nxt in _ASCII_PUNCT) else ch)
+        elif ch in "`$":
             out.append("\\" + ch)
         elif ch in "[]" and brackets:
             out.append("\\" + ch)
@@ -93,6 +100,14 @@ def escape_text(text: str, line_start: bool = True, brackets: bool = False) -> s
 def escape_alt(text: str) -> str:
     """Plain text for inside `![...]`: one line, brackets escaped."""
     return escape_text(" ".join(text.split()), line_start=False, brackets=True)
+
+
+def useful_alt(alt: str, url: str) -> str:
+    """The alt text, or "" when it only repeats the image's file name (`image-20230817195343871`)."""
+    alt = " ".join(alt.split())
+    name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]).lower()
+    stem = alt.lower().rsplit(".", 1)[0] if re.search(r"\.\w{2,4}$", alt) else alt.lower()
+    return "" if stem and " " not in stem and stem in name else alt
 
 
 def md_url(url: str) -> str:

@@ -198,7 +198,7 @@ def import_feed(feed_path: Path, into: Path, force: bool = False,
         if entry.summary_only:
             warn(f"{where}: {label} -> {path.name}: the feed has only a summary of this post; "
                  "the body is that summary, not the full text")
-        elif not body.strip():
+        if not body.strip():
             warn(f"{where}: {label} -> {path.name}: the entry has no text; wrote a post with an empty body")
         if not entry.title:
             warn(f"{where}: {label} -> {path.name}: no title in the feed; wrote 'Untitled'")
@@ -207,7 +207,7 @@ def import_feed(feed_path: Path, into: Path, force: bool = False,
                 fallback_date = datetime.now(timezone.utc).replace(microsecond=0)
             entry.published = fallback_date
             warn(f"{where}: {label} -> {path.name}: no date in the feed; used today's date, please correct it")
-        text = plain_text(entry.html)
+        text = re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1", " ", body)  # language of the prose, not the code
         summary = _shorten(plain_text(entry.summary_html)) if entry.summary_html else ""
         meta = _front_matter(entry, text, feed, summary)
         content = render_post_file(meta, body)
