@@ -72,9 +72,14 @@ def _key(*parts) -> str:
     return h.hexdigest()
 
 
-def _card(view: PostView) -> tuple:
-    p = view.post
-    return (p.permalink, p.title, p.date.isoformat(), p.summary, tuple(p.tags), p.lang, view.reading_minutes)
+def _card(view: PostView) -> str:
+    """What a list shows of a post, as one string for page keys (computed once per post)."""
+    card = view.__dict__.get("_card")
+    if card is None:
+        p = view.post
+        card = view.__dict__["_card"] = repr((p.permalink, p.title, p.date.isoformat(), p.summary, tuple(p.tags),
+                                                p.lang, view.reading_minutes))
+    return card
 
 
 def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str) -> SiteModel:

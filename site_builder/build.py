@@ -56,33 +56,41 @@ def fragment_key(post: Post) -> str:
 
 
 def load_and_render(config: SiteConfig, cache: BuildCache) -> tuple[list[Post], dict[str, Rendered], int]:
-    """Load every post and render its fragment, in parallel; unchanged files and bodies come from the cache."""
-    files = find_post_files(config)
+    """Load every post and render its fragment; only new or changed files are read, in parallel workers."""
+    known, todo = [], []
+    for path in find_post_files(config):
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = cache.posts.get(str(path))
+        if hit and hit[0] == stamp and hit[2] in cache.fragments:
+            known.append((hit[1], stamp, hit[2], None))
+        else:
+            todo.append((path, stamp))
 
-    def work(chunk: list[Path]) -> list[tuple[Post, tuple, Rendered | None]]:
+    def work(chunk: list[tuple[Path, tuple]]) -> list[tuple[Post, tuple, str, Rendered | None]]:
         out = []
-        for path in chunk:
-            st = path.stat()
-            stamp = (st.st_mtime_ns, st.st_size)
-            hit = cache.posts.get(str(path))
-            post = hit[1] if hit and hit[0] == stamp else load_post(path, config)
+        for path, stamp in chunk:
+            post = load_post(path, config)
             key = fragment_key(post)
             rendered = None
             if key not in cache.fragments:
                 rendered = render_post(post)
                 rendered.key = key
-            out.append((post, stamp, rendered))
+            out.append((post, stamp, key, rendered))
         return out
 
-    results = fork_map(work, files, min_per_worker=60)
-    posts = check_posts([post for post, _, _ in results])
+    results = known + fork_map(work, todo, min_per_worker=60)
+    results.sort(key=lambda r: str(r[0].source))
+    posts = check_posts([post for post, _, _, _ in results])
     fresh = 0
-    for post, _, rendered in results:
+    for _, _, key, rendered in results:
         if rendered is not None:
-            cache.fragments[rendered.key] = rendered
+            cache.fragments[key] = rendered
             fresh += 1
-    cache.posts = {str(post.source): (stamp, post) for post, stamp, _ in results}
-    return posts, {p.permalink: cache.fragments[fragment_key(p)] for p in posts}, fresh
+    cache.loaded_posts_changed = bool(todo) or len(results) != len(cache.posts)
+    cache.posts = {str(post.source): (stamp, post, key) for post, stamp, key, _ in results}
+    published = {id(p) for p in posts}
+    return posts, {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published}, fresh
 
 
 def _feed_key(site_key: str, views) -> str:
@@ -117,7 +125,7 @@ def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
         pages_rendered = write_pages(writer, env, theme, model.pages)
         lap("pages")
         feed_key = _feed_key(site_key, model.posts)
-        writer.put(config.feed_path, feed_key, lambda: atom_feed(config, model.posts))
+        writer.put(config.feed_path, feed_key, lambda: atom_feed(config, model.posts, entry_cache=cache.feed_entries))
         urls = [("/", model.posts[0].post.updated if model.posts else None)]
         urls += [(v.url, v.post.updated) for v in model.posts]
         urls += [("/" + p.path.removesuffix("index.html"), None) for p in model.pages
@@ -134,9 +142,11 @@ def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
     except BaseException:
         writer.abort()
         raise
+    unchanged = not changed and not fresh and cache.pages == writer.keys and cache.output == str(output)
     cache.pages, cache.output, cache.build_id = writer.keys, str(output), writer.build_id
     try:
-        cache.save({fragment_key(p) for p in posts})
+        if not unchanged or cache.loaded_posts_changed:
+            cache.save({key for _, _, key in cache.posts.values()})
     except OSError as exc:
         log(f"warning: could not save the build cache: {exc}")
     lap("save cache")

@@ -8,7 +8,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 4
 
 
 @dataclass
@@ -19,8 +19,10 @@ class BuildCache:
     fragments: dict = field(default_factory=dict)
     pages: dict = field(default_factory=dict)
     output: str = ""
-    posts: dict = field(default_factory=dict)  # path -> ((mtime_ns, size), Post)
+    posts: dict = field(default_factory=dict)  # path -> ((mtime_ns, size), Post, fragment key)
     build_id: str = ""
+    feed_entries: dict = field(default_factory=dict)
+    loaded_posts_changed: bool = True  # (digest, fragment key, lang, ...) -> <entry> XML
 
     @classmethod
     def open(cls, path: Path) -> "BuildCache":
@@ -28,7 +30,8 @@ class BuildCache:
             with open(path, "rb") as fh:
                 data = pickle.load(fh)
             if data.get("format") == CACHE_FORMAT:
-                return cls(path, data["fragments"], data["pages"], data["output"], data["posts"], data["build_id"])
+                return cls(path, data["fragments"], data["pages"], data["output"], data["posts"], data["build_id"],
+                           data["feed_entries"])
         except (OSError, pickle.UnpicklingError, EOFError, KeyError, AttributeError, TypeError, ValueError):
             pass
         return cls(path)
@@ -36,12 +39,13 @@ class BuildCache:
     def save(self, used_fragments: set[str]) -> None:
         """Keep only what this build used, written atomically."""
         self.fragments = {k: v for k, v in self.fragments.items() if k in used_fragments}
+        self.feed_entries = {k: v for k, v in self.feed_entries.items() if k[1] in used_fragments}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "wb") as fh:
             pickle.dump({"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages,
                          "output": self.output, "posts": self.posts,
-                         "build_id": self.build_id}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                         "build_id": self.build_id, "feed_entries": self.feed_entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, self.path)
 
 

@@ -16,7 +16,7 @@ def _iso(dt: datetime) -> str:
 
 
 def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lang: str | None = None,
-              title: str | None = None) -> str:
+              title: str | None = None, entry_cache: dict | None = None) -> str:
     """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML."""
     feed_path = feed_path or config.feed_path
     lang = lang or config.language
@@ -37,24 +37,33 @@ def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lan
         out.append(f"<subtitle>{escape(config.subtitle)}</subtitle>")
     if config.author:
         out.append(f"<author><name>{escape(config.author)}</name></author>")
+    entry_cache = {} if entry_cache is None else entry_cache
     for view in chosen:
-        post = view.post
-        link = config.absolute(post.permalink)
-        out.append("<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">")
-        out.append(f'<title type="html">{escape(post.title)}</title>')
-        out.append(f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>')
-        out.append(f"<published>{_iso(post.date)}</published>")
-        out.append(f"<updated>{_iso(post.updated)}</updated>")
-        out.append(f"<id>{escape(post.id)}</id>")
-        out.append(f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>')
-        out.append(f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>")
-        for tag in post.tags:
-            out.append(f"<category term={quoteattr(tag)}/>")
-        if post.summary:
-            out.append(f'<summary type="html">{escape(post.summary)}</summary>')
-        out.append("</entry>")
+        key = (view.post.digest, view.key, lang, config.base_url, config.author)
+        entry = entry_cache.get(key)
+        if entry is None:
+            entry = entry_cache[key] = _entry(config, view, lang)
+        out.append(entry)
     out.append("</feed>")
     return "\n".join(out) + "\n"
+
+
+def _entry(config: SiteConfig, view, lang: str) -> str:
+    post = view.post
+    link = config.absolute(post.permalink)
+    out = ["<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">",
+           f'<title type="html">{escape(post.title)}</title>',
+           f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>',
+           f"<published>{_iso(post.date)}</published>",
+           f"<updated>{_iso(post.updated)}</updated>",
+           f"<id>{escape(post.id)}</id>",
+           f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>',
+           f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>"]
+    out += [f"<category term={quoteattr(tag)}/>" for tag in post.tags]
+    if post.summary:
+        out.append(f'<summary type="html">{escape(post.summary)}</summary>')
+    out.append("</entry>")
+    return "\n".join(out)
 
 
 def sitemap(config: SiteConfig, urls: list[tuple[str, datetime | None]]) -> str:

@@ -104,6 +104,8 @@ class OutputWriter:
         self.build_id = build_id
         self.incremental = bool(previous) and _marker(self.output) == previous_id
         self.previous = previous if self.incremental else {}
+        if self.incremental:  # the output stays the same tree: keep its id
+            self.build_id = previous_id
         self.keys: dict[str, str] = {}
         self.staged: list[str] = []
         self._dirs: set[str] = set()
