@@ -124,6 +124,15 @@ def _parse_date(raw: str | None, parsed) -> datetime | None:
     return None
 
 
+def _updated(e, wxr: bool) -> datetime | None:
+    """The entry's own update time; feedparser's fallback to `published` is not asked for."""
+    if wxr and e.get("wp_post_modified_gmt"):
+        dt = _parse_date(e["wp_post_modified_gmt"].replace(" ", "T") + "+00:00", None)
+        if dt is not None:
+            return dt
+    return _parse_date(dict.get(e, "updated"), dict.get(e, "updated_parsed"))
+
+
 def _text_of(detail: dict | None, fallback: str = "") -> str:
     """Plain text of a title-like field, whatever type the feed declared."""
     if not detail:
@@ -240,7 +249,7 @@ def read_feed(path: Path) -> Feed:
             link=link,
             id=e.get("id") or None,
             published=_parse_date(e.get("published"), e.get("published_parsed")),
-            updated=_parse_date(e.get("updated"), e.get("updated_parsed")),
+            updated=_updated(e, wxr),
             tags=[t.get("term") or t.get("label") for t in e.get("tags", []) if (t.get("term") or t.get("label"))],
             html=content_html or summary_html,
             summary_html=summary_html,

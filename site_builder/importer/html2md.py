@@ -44,10 +44,12 @@ class Doc:
         self.blocks.append((markdown.strip("\n"), inline if inline is not None else markdown))
         return tag
 
-    def inline(self, markdown: str) -> Tag:
+    def inline(self, markdown: str, math: bool = False) -> Tag:
         """A placeholder element that becomes `markdown` verbatim inside a paragraph."""
         tag = self.soup.new_tag("span")
         tag["data-md-inline"] = str(len(self.inlines))
+        if math:
+            tag["data-md-math"] = "1"
         self.inlines.append(markdown)
         return tag
 
@@ -108,6 +110,17 @@ def _edge_char(node, forward: bool) -> str:
         if node is None or node.name not in _INLINE_PARENTS:
             return ""
     return ""
+
+
+_SAME = {"em": "em", "i": "em", "cite": "em", "strong": "strong", "b": "strong", "del": "del", "s": "del", "strike": "del"}
+
+
+def _touches_same(el: Tag) -> bool:
+    """An emphasis element right next to another of the same kind (no text between)."""
+    for sib in (el.previous_sibling, el.next_sibling):
+        if isinstance(sib, Tag) and _SAME.get(sib.name) == _SAME.get(el.name):
+            return True
+    return False
 
 
 def _is_loose(list_el) -> bool:
@@ -178,7 +191,14 @@ class PostConverter(MarkdownConverter):
     def convert_span(self, el, text, parent_tags):
         key = el.get("data-md-inline")
         if key is not None:
-            return self.doc.inlines[int(key)]
+            markdown = self.doc.inlines[int(key)]
+            if el.has_attr("data-md-math") and "_noformat" not in parent_tags:
+                # `2$x$` or `$x$2` is not math to the builder (currency rule): an empty comment separates
+                if _edge_char(el, forward=False).isdigit():
+                    markdown = "<!-- -->" + markdown
+                if _edge_char(el, forward=True).isdigit():
+                    markdown += "<!-- -->"
+            return markdown
         return text
 
     # --- inline markup ----------------------------------------------------------------------
@@ -188,6 +208,8 @@ class PostConverter(MarkdownConverter):
         prefix, suffix, inner = chomp(text)
         if not inner:
             return text if text.strip() == "" and text else ""
+        if _touches_same(el):
+            return f"{prefix}<{tag}>{inner}</{tag}>{suffix}"  # `**a****b**` would not parse
         before = prefix or _edge_char(el, forward=False)
         after = suffix or _edge_char(el, forward=True)
         opens = not is_space(inner[0]) and (not is_punct(inner[0]) or is_space(before) or is_punct(before))

@@ -129,8 +129,7 @@ def convert_code_blocks(doc: Doc) -> None:
         pres = [p for p in ([el] if el.name == "pre" else el.find_all("pre"))
                 if not ({"lineno", "gutter"} & set(_classes(p))) and not p.find_parent(class_="gutter")]
         pre = pres[-1] if pres else el.find("pre")
-        code_el = pre.find("code")
-        lang = _code_lang(code_el, pre, el, el.parent if el.name == "pre" else None)
+        lang = _code_lang(pre.find("code"), pre, el.find("code"), el, el.parent if el.name == "pre" else None)
         if lang.lower() in _NO_LANG:
             lang = ""
         if lang.lower() in _CLIENT_RENDERED:
@@ -148,7 +147,7 @@ def _math_tag(doc: Doc, tex: str, display: bool, label: str = "") -> Tag:
         one_line = " ".join(tex.split())
         suffix = f" ({label})" if label else ""
         return doc.block(f"$$\n{tex}\n$$" + suffix, f"$${one_line}$$")
-    return doc.inline(f"${tex}$")
+    return doc.inline(f"${tex}$", math=True)
 
 
 def convert_mathml(doc: Doc) -> None:
@@ -220,7 +219,8 @@ def _find_math(text: str):
                 found = end
                 break
             if found is None:
-                return
+                pos = m.end()
+                continue
             body = text[m.end():found]
             after = text[found + 1:found + 2]
             if body[-1:].isspace() or after.isdigit() or "\n\n" in body:

@@ -107,7 +107,10 @@ def useful_alt(alt: str, url: str) -> str:
     alt = " ".join(alt.split())
     name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]).lower()
     stem = alt.lower().rsplit(".", 1)[0] if re.search(r"\.\w{2,4}$", alt) else alt.lower()
-    return "" if stem and " " not in stem and stem in name else alt
+    file_stem = name.rsplit(".", 1)[0]
+    if stem and " " not in stem and (stem == file_stem or (len(stem) >= 8 and stem in name)):
+        return ""
+    return alt
 
 
 def md_url(url: str) -> str:
