@@ -173,6 +173,13 @@ def test_our_own_figures_and_galleries_round_trip():
     assert out == markdown and warnings == []
 
 
+def test_linked_images_keep_their_link_once():
+    out, _ = md('<p><a href="/page/"><figure><img src="a.png" alt="x"><figcaption>Cap</figcaption></figure></a></p>'
+                '<p>text <a href="/big.png"><img src="/small.png" alt="s"></a></p>')
+    assert out == ("[![Cap](https://example.org/blog/2025/post/a.png)](https://example.org/page/)\n\n"
+                   "text [![s](https://example.org/small.png)](https://example.org/big.png)\n")
+
+
 def test_alt_text_that_is_only_the_file_name_is_dropped():
     out, _ = md('<p><img src="https://cdn.x/shots/20230817image-20230817195343871.png" alt="image-20230817195343871"/></p>')
     assert out == "![](https://cdn.x/shots/20230817image-20230817195343871.png)\n"
@@ -229,13 +236,19 @@ def test_entry_lang_and_fallbacks(tmp_path):
         '<content type="text">plain &lt;text&gt; *here*</content></entry>'
         '<entry><title>Same</title><link href="https://ex.org/b/same/"/><id>urn:4</id><updated>2025-03-01T00:00:00Z</updated>'
         '<summary>Only this.</summary></entry>'
+        '<entry><title>Home Page Post</title><link href="https://ex.org/?p=5"/><id>urn:5</id><updated>2025-03-01T00:00:00Z</updated>'
+        '<content type="html">x</content></entry>'
+        '<entry><title>Indexed</title><link href="https://ex.org/2025/indexed/index.html"/><id>urn:6</id>'
+        '<updated>2025-03-01T00:00:00Z</updated><content type="html">y</content></entry>'
         '</feed>', encoding="utf-8")
     report = import_feed(feed, tmp_path / "posts", log=lambda _: None)
     names = [p.name for p in report.written]
-    assert names == ["bonjour.md", "你好.md", "same.md", "same-2.md"]
+    assert names == ["bonjour.md", "你好.md", "same.md", "same-2.md", "home-page-post.md", "indexed.md"]
     texts = [p.read_text(encoding="utf-8") for p in report.written]
     assert "lang: fr\n" in texts[0] and "date: '2025-02-01T10:00:00+02:00'\n" in texts[0]
     assert "lang: zh\n" in texts[1] and "permalink: /你好/\n" in texts[1] and "date: '2025-03-01T00:00:00+00:00'" in texts[1]
     assert texts[2].endswith("---\n\nplain \\<text> \\*here\\*\n")
     assert texts[3].endswith("---\n\nOnly this.\n") and "summary: Only this.\n" in texts[3]
     assert len(report.warnings) == 1 and "same-2.md" in report.warnings[0] and "only a summary" in report.warnings[0]
+    assert "permalink" not in texts[4], "a link to the site root is no permalink for a post"
+    assert "permalink: /2025/indexed/index.html\n" in texts[5]

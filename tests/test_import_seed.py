@@ -257,6 +257,7 @@ def test_second_import_skips_and_leaves_files_untouched(imported, tmp_path):
     lines: list[str] = []
     report = import_feed(SEED, out, log=lines.append)
     assert report.written == [] and len(report.skipped) == 10
+    assert report.warnings == [], "skipped posts are not converted, so they warn about nothing"
     assert {p.name: p.read_bytes() for p in out.glob("*.md")} == before
     assert f"skipped {out / 'ray-oom.md'} (exists; use --force to overwrite)" in lines
     assert len(list(out.iterdir())) == 10, "no temporary files left behind"

@@ -19,8 +19,6 @@ _INLINE_PARENTS = {"a", "em", "i", "strong", "b", "span", "code", "sup", "sub", 
 _BLOCK_NAMES = {"p", "div", "li", "ul", "ol", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
                 "pre", "table", "tr", "td", "th", "section", "article", "figure", "figcaption",
                 "dl", "dt", "dd", "hr", "header", "footer", "aside", "main", "nav", "details"}
-
-
 _LOOSE_CHILDREN = {"p", "div", "blockquote", "pre", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "figure"}
 
 
@@ -70,7 +68,9 @@ class Doc:
         return " ".join(text.split()).replace("\x00", "")
 
     def finish(self, text: str) -> str:
-        return substitute_blocks(tidy(text), self.blocks)
+        text = substitute_blocks(tidy(text), self.blocks)
+        # a block that ended up inside a line (say, a figure inside a link) falls back to its inline form
+        return re.sub(r"\x00B(\d+)\x00", lambda m: self.blocks[int(m.group(1))][1], text)
 
 
 def tidy(text: str) -> str:

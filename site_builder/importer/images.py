@@ -63,16 +63,17 @@ def _plain(el: Tag | None) -> str:
     return " ".join(el.get_text(" ").split()) if el is not None else ""
 
 
-def _image_md(img: Tag, unit: Tag | None, caption: str | None = None) -> str:
+def _image_md(img: Tag, unit: Tag | None, caption: str | None = None, scope: Tag | None = None) -> str:
     """`![caption](url)`, using a lightbox link's full-size image when there is one.
 
-    `unit` is the element standing for this one image (a figure, a grid cell, a link...).
+    `unit` is the element standing for this one image (a figure, a grid cell, a link...);
+    `scope` is the element being replaced: only a link inside it is taken into the image.
     """
     url = _img_src(img)
     link = None
     anchor = img.find_parent("a")
-    if anchor is not None and unit is not None and not (anchor is unit or anchor in unit.parents
-                                                         or unit in anchor.parents):
+    scope = scope if scope is not None else unit
+    if anchor is not None and not (anchor is scope or (scope is not None and scope in anchor.parents)):
         anchor = None
     if anchor is not None:
         big = anchor.get("data-pswp-src") or anchor.get("href") or ""
@@ -131,23 +132,23 @@ def _caption_md(doc: Doc, el: Tag | None) -> str:
     return text.strip()
 
 
-def _gallery(doc: Doc, layout: str, pairs: list[tuple[Tag, Tag]], caption: Tag | None) -> Tag:
+def _gallery(doc: Doc, layout: str, pairs: list[tuple[Tag, Tag]], caption: Tag | None, scope: Tag) -> Tag:
     head = "::: gallery" if layout == "masonry" else f"::: gallery {layout}"
-    lines = [head] + [_image_md(img, unit) for img, unit in pairs] + [":::"]
+    lines = [head] + [_image_md(img, unit, scope=scope) for img, unit in pairs] + [":::"]
     cap = _caption_md(doc, caption)
     if cap:
         lines.append(": " + cap)
     if caption is not None:
         caption.decompose()
-    return doc.block("\n".join(lines), " ".join(_image_md(img, unit) for img, unit in pairs))
+    return doc.block("\n".join(lines), " ".join(lines[1:1 + len(pairs)]))
 
 
-def _single(doc: Doc, img: Tag, unit: Tag, caption: Tag | None) -> Tag:
+def _single(doc: Doc, img: Tag, unit: Tag, caption: Tag | None, scope: Tag | None = None) -> Tag:
     text = _plain(caption) if caption is not None else None
     figcaption = unit.find("figcaption") if isinstance(unit, Tag) else None
     if not text and figcaption is not None:
         text = _plain(figcaption)
-    md = _image_md(img, unit, text if text else None)
+    md = _image_md(img, unit, text if text else None, scope=scope)
     if caption is not None:
         caption.decompose()
     return doc.block(md, md)
@@ -181,9 +182,9 @@ def convert_galleries(doc: Doc) -> None:
             doc.warn("an image comparison slider became a gallery of its two images")
         if len(pairs) == 1:
             img, unit = pairs[0]
-            el.replace_with(_single(doc, img, unit, caption))
+            el.replace_with(_single(doc, img, unit, caption, el))
         else:
-            el.replace_with(_gallery(doc, layout, pairs, caption))
+            el.replace_with(_gallery(doc, layout, pairs, caption, el))
 
 
 def _lightbox_anchor(t) -> bool:
@@ -202,7 +203,7 @@ def convert_lightbox_groups(doc: Doc) -> None:
             continue
         pairs = [(a.find("img"), a) for a in kids]
         caption = _next_tag(p)
-        p.replace_with(_gallery(doc, "grid", pairs, caption if _is_caption(caption) else None))
+        p.replace_with(_gallery(doc, "grid", pairs, caption if _is_caption(caption) else None, p))
 
 
 def convert_figures(doc: Doc) -> None:
@@ -222,7 +223,7 @@ def convert_figures(doc: Doc) -> None:
         if len(imgs) == 1:
             fig.replace_with(_single(doc, imgs[0], fig, caption))
         else:
-            fig.replace_with(_gallery(doc, "row", [(i, i) for i in imgs], caption))
+            fig.replace_with(_gallery(doc, "row", [(i, i) for i in imgs], caption, fig))
     for cap in doc.soup.find_all(_is_caption):
         if cap.parent is None:
             continue

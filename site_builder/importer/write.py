@@ -33,13 +33,6 @@ class ImportReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
 def plain_text(html: str) -> str:
     """Readable text of an HTML fragment (scripts and styles left out), whitespace collapsed."""
     soup = BeautifulSoup(html or "", "html.parser")
@@ -61,8 +54,8 @@ def _permalink(link: str) -> str | None:
     if not link:
         return None
     path = urlsplit(link).path
-    if not path:
-        return None
+    if not path.strip("/"):
+        return None  # a post at the site root would take the home page's place
     decoded = unquote(path)
     if decoded.count("/") != path.count("/") or any(c in decoded for c in "\n\r\t"):
         decoded = path  # keep an encoded slash (%2F) encoded
@@ -71,8 +64,11 @@ def _permalink(link: str) -> str | None:
 
 def _slug(entry: Entry) -> str:
     path = urlsplit(entry.link).path if entry.link else ""
-    segment = unquote(path.rstrip("/").rsplit("/", 1)[-1]) if path.strip("/") else ""
-    segment = re.sub(r"\.(?:html?|php|aspx?)$", "", segment, flags=re.I)
+    segments = [unquote(s) for s in path.split("/") if s]
+    segments = [re.sub(r"\.(?:html?|php|aspx?)$", "", s, flags=re.I) for s in segments]
+    if segments and segments[-1].lower() == "index":
+        segments.pop()
+    segment = segments[-1] if segments else ""
     for candidate in (segment, entry.slug_hint, entry.title):
         if candidate:
             slug = slugify(unquote(candidate))
@@ -170,8 +166,7 @@ def import_feed(feed_path: Path, into: Path, force: bool = False,
     report = ImportReport()
 
     def warn(msg: str) -> None:
-        report.warnings.append(msg)
-        log(f"warning: {msg}")
+        report.warnings.append(msg)  # the caller shows these (the CLI prints them to stderr)
 
     for msg in feed.warnings:
         warn(msg)
@@ -191,6 +186,10 @@ def import_feed(feed_path: Path, into: Path, force: bool = False,
             warn(f"{where}: {label} is empty (no title, link or text); not imported")
             continue
         path = _choose_path(into, _slug(entry), entry.id, taken)
+        if path.exists() and not force:
+            report.skipped.append(path)
+            log(f"skipped {path} (exists; use --force to overwrite)")
+            continue
         entry_msgs: list[str] = []
         body = html_to_markdown(entry.html, entry.base, entry_msgs.append)
         for msg in entry_msgs:
@@ -210,12 +209,7 @@ def import_feed(feed_path: Path, into: Path, force: bool = False,
         text = re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1", " ", body)  # language of the prose, not the code
         summary = _shorten(plain_text(entry.summary_html)) if entry.summary_html else ""
         meta = _front_matter(entry, text, feed, summary)
-        content = render_post_file(meta, body)
-        if path.exists() and not force:
-            report.skipped.append(path)
-            log(f"skipped {_display(path)} (exists; use --force to overwrite)")
-            continue
-        _write_atomic(path, content)
+        _write_atomic(path, render_post_file(meta, body))
         report.written.append(path)
-        log(f"wrote {_display(path)}")
+        log(f"wrote {path}")
     return report
