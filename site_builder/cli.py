@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from datetime import datetime, timezone
@@ -12,9 +13,20 @@ from site_builder import __version__
 from site_builder.errors import SiteError
 
 
+def _site_root(source: str, command: str) -> Path:
+    """The --source directory; it must exist and look like a site, so a typo does not create a new tree."""
+    root = Path(source)
+    if not root.is_dir():
+        raise SiteError(f"source directory {source} does not exist (pass the site root with --source)")
+    if command == "build" and not (root / "site.yml").exists() and not (root / "content").is_dir():
+        raise SiteError(f"{source} has neither site.yml nor content/: is it a site root? (pass it with --source)")
+    return root
+
+
 def cmd_build(args) -> int:
     from site_builder.build import build_site
 
+    _site_root(args.source, "build")
     result = build_site(Path(args.source), Path(args.output), log=_err)
     print(f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
           f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
@@ -39,18 +51,37 @@ def cmd_new(args) -> int:
     from site_builder.config import load_config
     from site_builder.load import dump_post, slugify
 
-    config = load_config(Path(args.source).resolve())
+    config = load_config(_site_root(args.source, "new").resolve())
+    if not args.title.strip():
+        raise SiteError("the title is empty")
     lang = args.lang or config.language
-    slug = args.slug or slugify(args.title)
+    slug = args.slug if args.slug is not None else slugify(args.title)
+    if not slug or slug.startswith(".") or any(c in slug for c in "/\\\0"):
+        raise SiteError(f"--slug {slug!r} must be a plain file name (no '/', not starting with '.')")
     path = config.root / config.posts_dir / f"{slug}.md"
-    if path.exists():
-        raise SiteError("a post with this name already exists; choose another --slug", path)
     now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
     meta = {"title": args.title, "date": now.isoformat(), "tags": [], "lang": lang}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_post(meta, "Write here.\n"), encoding="utf-8")
+    try:
+        with open(path, "x", encoding="utf-8") as fh:  # never overwrite a post, even one made a moment ago
+            fh.write(dump_post(meta, "Write here.\n"))
+    except FileExistsError:
+        raise SiteError("a post with this name already exists; choose another --slug", path) from None
     print(f"created {os.path.relpath(path)}")
     return 0
+
+
+def _shown(exc: SiteError, args) -> str:
+    """The error as `file:line: message`, with the file relative to the site root (or the current directory)."""
+    if exc.file is not None and Path(exc.file).is_absolute():
+        path = Path(exc.file)
+        for base in (Path(getattr(args, "source", ".")), Path.cwd()):
+            for b in (base.absolute(), base.resolve()):
+                try:
+                    return str(dataclasses.replace(exc, file=path.relative_to(b)))
+                except ValueError:
+                    pass
+    return str(exc)
 
 
 def _err(msg: str) -> None:
@@ -92,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except SiteError as exc:
-        _err(f"error: {exc}")
+        _err(f"error: {_shown(exc, args)}")
         return 1
     except KeyboardInterrupt:
         _err("interrupted")
@@ -100,5 +131,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if args.debug or os.environ.get("SITE_BUILDER_DEBUG"):
             raise
-        _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)")
+        first = (str(exc).splitlines() or [""])[0]
+        _err(f"internal error: {type(exc).__name__}: {first} (run with --debug for a traceback)")
         return 2

@@ -8,7 +8,7 @@ from pathlib import Path
 
 @dataclass
 class SiteError(Exception):
-    """Bad input that stops a command; printed as `file:line: message`."""
+    """Bad input that stops a command; printed as `file:line: message`, always on one line."""
 
     message: str
     file: str | Path | None = None
@@ -18,4 +18,5 @@ class SiteError(Exception):
         where = ""
         if self.file is not None:
             where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
-        return f"{where}{self.message}"
+        message = " ".join(str(self.message).splitlines()).strip()  # one line, whatever a library said
+        return f"{where}{message}"
