@@ -276,3 +276,13 @@ def test_a_different_post_with_the_same_name_is_not_taken_over(tmp_path):
     assert other.read_text(encoding="utf-8").endswith("Other.\n")
     assert (out / "ray-oom-2.md") in report.written
     assert front(out / "ray-oom-2.md")["id"] == "https://julianygao.me/blog/2025/ray-oom"
+
+
+def test_truncated_feed_imports_what_is_complete_with_a_warning(tmp_path):
+    feed = tmp_path / "cut.xml"
+    feed.write_bytes(SEED.read_bytes()[:90_000])
+    report = import_feed(feed, tmp_path / "posts", log=lambda _: None)
+    assert report.warnings[0].startswith(f"{feed}:") and "not well-formed" in report.warnings[0]
+    assert [p.name for p in report.written][:4] == [f"{s}.md" for s in SLUGS[:4]]
+    assert (tmp_path / "posts" / "ray-oom.md").read_text(encoding="utf-8") == (
+        (REPO / "content" / "posts" / "ray-oom.md").read_text(encoding="utf-8"))

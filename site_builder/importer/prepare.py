@@ -86,7 +86,8 @@ def _code_lang(*els: Tag) -> str:
         for cls in _classes(el):
             m = _LANG_CLASS.match(cls)
             if m and cls not in ("highlighter-rouge",):
-                return m.group("lang")
+                lang = m.group("lang")
+                return lang[7:] if lang.startswith("source-") else lang  # GitHub's highlight-source-python
         if el.name == "pre" and (el.get("lang") or ""):
             return el["lang"]
     return ""
