@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from site_builder.config import SiteConfig
+from site_builder.errors import SiteError
 from site_builder.load import slugify
 from site_builder.models import Page, Post, Rendered
 
@@ -119,7 +120,24 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
     pages.append(Page(_out("/blog/tag/"), "tags.html", {"tag_index": tag_index, "page_title": "Tags", "kind": "tags"},
                       key=_key(site_key, "tags", tag_index)))
     pages.append(Page("404.html", "404.html", {"page_title": "Not found", "kind": "404"}, key=_key(site_key, "404")))
+    _check_collisions(config, pages)
     return SiteModel(config, views, tags, years, pages)
+
+
+RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
+
+
+def _check_collisions(config: SiteConfig, pages: list[Page]) -> None:
+    """Two pages for one output file is an error naming the post(s) involved."""
+    owners: dict[str, Page | None] = {path: None for path in (config.feed_path, *RESERVED)}
+    for page in pages:
+        if page.path in owners:
+            other = owners[page.path]
+            posts = [p.context["post"] for p in (page, other) if p is not None and "post" in p.context]
+            what = " and ".join(v.post.rel for v in posts[1:]) or f"the site's own /{page.path.removesuffix('index.html')}"
+            raise SiteError(f"permalink {posts[0].url} collides with {what}", posts[0].post.rel) if posts else \
+                SiteError(f"two pages would be written to /{page.path}")
+        owners[page.path] = page
 
 
 def _paginate(config: SiteConfig, views: list[PostView], site_key: str) -> list[Page]:

@@ -112,6 +112,9 @@ def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
     theme = find_theme(config)
     check_output_dir(root, output)
     cache = BuildCache.open(root / CACHE_FILE)
+    loading_key = content_key(config.permalink, config.url, config.language, config.posts_dir)
+    if cache.loading_key != loading_key:  # loaded posts depend on these settings
+        cache.posts, cache.loading_key = {}, loading_key
     lap("setup")
     posts, rendered, fresh = load_and_render(config, cache)
     lap("load+render")

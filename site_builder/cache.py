@@ -8,7 +8,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 
 @dataclass
@@ -21,8 +21,9 @@ class BuildCache:
     output: str = ""
     posts: dict = field(default_factory=dict)  # path -> ((mtime_ns, size), Post, fragment key)
     build_id: str = ""
-    feed_entries: dict = field(default_factory=dict)
-    loaded_posts_changed: bool = True  # (digest, fragment key, lang, ...) -> <entry> XML
+    feed_entries: dict = field(default_factory=dict)  # (digest, fragment key, lang, ...) -> <entry> XML
+    loading_key: str = ""   # settings that loaded posts depend on
+    loaded_posts_changed: bool = True
 
     @classmethod
     def open(cls, path: Path) -> "BuildCache":
@@ -31,7 +32,7 @@ class BuildCache:
                 data = pickle.load(fh)
             if data.get("format") == CACHE_FORMAT:
                 return cls(path, data["fragments"], data["pages"], data["output"], data["posts"], data["build_id"],
-                           data["feed_entries"])
+                           data["feed_entries"], data["loading_key"])
         except (OSError, pickle.UnpicklingError, EOFError, KeyError, AttributeError, TypeError, ValueError):
             pass
         return cls(path)
@@ -45,7 +46,8 @@ class BuildCache:
         with open(tmp, "wb") as fh:
             pickle.dump({"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages,
                          "output": self.output, "posts": self.posts,
-                         "build_id": self.build_id, "feed_entries": self.feed_entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                         "build_id": self.build_id, "feed_entries": self.feed_entries,
+                         "loading_key": self.loading_key}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, self.path)
 
 

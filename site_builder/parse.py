@@ -56,6 +56,18 @@ def _gallery_rules(state: StateCore) -> None:
                     img.meta["in_gallery"] = depth > 0
 
 
+def _inline_lines(state: StateCore) -> None:
+    """Give inline math the line of its paragraph, so errors can name it."""
+    for tok in state.tokens:
+        if tok.type == "inline" and tok.map:
+            line = tok.map[0]
+            for child in tok.children or ():
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                elif child.type.startswith("math"):
+                    child.map = [line, line + 1]
+
+
 def fence_info(info: str) -> tuple[str, dict[str, str]]:
     """Split a fence's info string `python {skip raises=IndexError}` into (lang, options)."""
     options: dict[str, str] = {}
@@ -80,6 +92,7 @@ def make_parser() -> MarkdownIt:
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.core.ruler.push("gallery_figures", _gallery_rules)
+    md.core.ruler.push("inline_lines", _inline_lines)
     return md
 
 

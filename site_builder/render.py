@@ -18,7 +18,7 @@ from site_builder.errors import SiteError
 from site_builder.models import Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
-RENDER_VERSION = "1"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "2"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -44,10 +44,20 @@ def highlight_code(code: str, lang: str) -> str:
     return f'<div class="highlight"><pre><code{cls}>{body}</code></pre></div>\n'
 
 
+_MTEXT = re.compile(r"<mtext>(.*?)</mtext>", re.S)
+_BARE_AMP = re.compile(r"&(?!#x?[0-9A-Fa-f]+;|[A-Za-z]+;)")
+
+
+def _escape_mtext(match: re.Match) -> str:
+    """latex2mathml copies \\text{...} verbatim: escape its `<`, `>` and bare `&`."""
+    text = _BARE_AMP.sub("&amp;", match.group(1)).replace("<", "&lt;").replace(">", "&gt;")
+    return f"<mtext>{text}</mtext>"
+
+
 @lru_cache(maxsize=8192)
 def math_to_mathml(tex: str, display: bool) -> str:
     """MathML for a TeX expression, with the TeX kept as an annotation (copy, search, a11y)."""
-    mathml = latex_to_mathml(tex, display="block" if display else "inline")
+    mathml = _MTEXT.sub(_escape_mtext, latex_to_mathml(tex, display="block" if display else "inline"))
     head, sep, rest = mathml.partition(">")
     inner = rest[: rest.rfind("</math>")]
     return (f"{head}{sep}<semantics>{inner}<annotation encoding=\"application/x-tex\">"
@@ -68,13 +78,14 @@ class PostRenderer(RendererHTML):
         try:
             return math_to_mathml(tex.strip(), display)
         except Exception as exc:  # latex2mathml raises many types for bad TeX
-            raise SiteError(f"cannot render math ${tex.strip()}$: {exc}", env.get("rel"), _line(env, token)) from None
+            reason = str(exc) or type(exc).__name__
+            raise SiteError(f"cannot render math ${tex.strip()}$: {reason}", env.get("rel"), _line(env, token)) from None
 
     def math_inline(self, tokens, idx, options, env):
-        return self._math(tokens[idx].content, False, env, None)
+        return self._math(tokens[idx].content, False, env, tokens[idx])
 
     def math_inline_double(self, tokens, idx, options, env):
-        return f'<span class="math display">{self._math(tokens[idx].content, True, env, None)}</span>'
+        return f'<span class="math display">{self._math(tokens[idx].content, True, env, tokens[idx])}</span>'
 
     def math_block(self, tokens, idx, options, env):
         return f'<div class="math">{self._math(tokens[idx].content, True, env, tokens[idx])}</div>\n'

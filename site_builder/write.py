@@ -109,10 +109,13 @@ class OutputWriter:
         self.keys: dict[str, str] = {}
         self.staged: list[str] = []
         self._dirs: set[str] = set()
+        self.static: set[str] = set()
 
     def needs(self, rel: str, key: str) -> bool:
         """Record that this build produces `rel`; True when it must be (re)written."""
         _check_rel(rel)
+        if rel in self.keys:
+            raise SiteError(f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)")
         self.keys[rel] = key
         if self.previous.get(rel) == key and os.path.exists(os.path.join(self.output, rel)):
             return False
@@ -138,8 +141,9 @@ class OutputWriter:
         for path in sorted(src.rglob("*")):
             if path.is_file() and not any(part.startswith(".") for part in path.relative_to(src).parts):
                 rel = os.path.join(dest, str(path.relative_to(src)))
-                if rel in self.keys:
+                if rel in self.static:
                     continue
+                self.static.add(rel)
                 st = path.stat()
                 if self.needs(rel, f"file:{path}:{st.st_size}:{st.st_mtime_ns}"):
                     self.write(rel, path.read_bytes())

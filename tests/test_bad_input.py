@@ -133,16 +133,11 @@ def test_bad_display_math_names_the_post_and_line(site):
     assert_one_line_error(build(site), r"^error: content/posts/bad\.md:8: cannot render math")
 
 
-@pytest.mark.xfail(strict=True, reason="render.py PostRenderer.math_inline passes token=None to _math and nothing "
-                                        "sets env['_line'], so inline math errors have no line number")
 def test_bad_inline_math_names_the_line(site):
     (site / "content" / "posts" / "bad.md").write_text(MATH_POST, encoding="utf-8")
     assert_one_line_error(build(site), r"^error: content/posts/bad\.md:8: cannot render math")
 
 
-@pytest.mark.xfail(strict=True, reason="render.py PostRenderer._math formats str(exc), which is empty for "
-                                        "latex2mathml's exceptions (NoAvailableTokensError()), so the message "
-                                        "ends in ': ' with no reason")
 def test_bad_math_error_says_what_is_wrong(site):
     (site / "content" / "posts" / "bad.md").write_text(MATH_POST, encoding="utf-8")
     line = assert_one_line_error(build(site), r"cannot render math")

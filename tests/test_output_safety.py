@@ -282,9 +282,6 @@ def test_permalink_with_double_slashes_stays_inside_output(tmp_path, fresh):
     assert (fresh / "output/odd").is_dir()
 
 
-@pytest.mark.xfail(strict=True, reason="write.py OutputWriter.needs/write (and assemble.py) let a post whose "
-                                        "permalink is a generated page's path (/, /feed.xml, /css/site.css) "
-                                        "silently overwrite it or be overwritten; no error is raised")
 @pytest.mark.parametrize("permalink", ["/", "/feed.xml", "/css/site.css", "/blog/tag/"])
 def test_permalink_that_collides_with_a_generated_page_is_an_error(tmp_path, fresh, permalink):
     write_post(fresh, "clash.md", f"title: Clash\ndate: 2024-01-01\npermalink: \"{permalink}\"", "CLASH body.\n")
@@ -292,9 +289,6 @@ def test_permalink_that_collides_with_a_generated_page_is_an_error(tmp_path, fre
     assert_one_line_error(proc, r"^error: content/posts/clash\.md")
 
 
-@pytest.mark.xfail(strict=True, reason="build.py load_and_render reuses cached Post records keyed only by the file's "
-                                        "(mtime, size), so permalink/url/language from site.yml, which load_post bakes "
-                                        "into each Post, are not re-applied when only site.yml changes")
 def test_changing_the_permalink_setting_moves_unchanged_posts(site):
     (site / "site.yml").write_text("title: Test Site\nurl: https://example.org\npermalink: /posts/:slug/\n",
                                    encoding="utf-8")
@@ -304,8 +298,6 @@ def test_changing_the_permalink_setting_moves_unchanged_posts(site):
     assert not (out / "blog/2024/beta").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="build.py load_and_render: cached Post records keep the old site url in "
-                                        "their Atom id and the old default language")
 def test_changing_url_and_language_reaches_unchanged_posts(site):
     (site / "site.yml").write_text("title: Test Site\nurl: https://moved.example\nlanguage: de\n", encoding="utf-8")
     build(site)
