@@ -226,3 +226,5 @@ def test_shift_jis_without_declaration_imports_with_a_warning(tmp_path):
     assert len(report.written) == 1
     assert any("encoding" in w or "garbled" in w for w in report.warnings)
     assert any("no date" in w for w in report.warnings)
+    # chardet (a dependency) recognises the undeclared Shift_JIS, so the Japanese title survives
+    assert "記事投稿が反映されない" in report.written[0].read_text(encoding="utf-8")
