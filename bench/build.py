@@ -77,32 +77,36 @@ def make_site(root: Path, n: int) -> None:
         (posts / f"post-{i:05d}.md").write_text(post_text(i, rng))
 
 
-def run_build(root: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MiB) of one `site-builder build` in a fresh process."""
+def run_build(root: Path) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MiB, largest process) and stage timings of one `site-builder build -v`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "site_builder", "build", "--source", str(root)],
-                   check=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.run([sys.executable, "-m", "site_builder", "build", "-v", "--source", str(root)],
+                          check=True, stdout=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+    return seconds, max(peak, before) / 1024, proc.stdout.strip().splitlines()[-1].strip()
 
 
 def main(sizes: list[int]) -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"{'posts':>6} {'cold s':>8} {'ms/post':>8} {'warm s':>8} {'touch-1 s':>9} {'peak MiB':>9}")
+    stages = []
     for n in sizes:
         root = Path(tempfile.mkdtemp(prefix=f"bench-{n}-"))
         try:
             make_site(root, n)
-            cold, peak = run_build(root)
-            warm, _ = run_build(root)
+            cold, peak, cold_stages = run_build(root)
+            warm, _, warm_stages = run_build(root)
             post = root / "content" / "posts" / "post-00007.md"
             post.write_text(post.read_text() + "\nOne more line.\n")
-            touch, _ = run_build(root)
+            touch, _, _ = run_build(root)
             print(f"{n:>6} {cold:>8.2f} {cold / n * 1000:>8.2f} {warm:>8.2f} {touch:>9.2f} {peak:>9.0f}")
+            stages.append(f"{n} posts, cold: {cold_stages}\n{n} posts, warm: {warm_stages}")
         finally:
             shutil.rmtree(root, ignore_errors=True)
+    print("stages (inside the build process):")
+    print("\n".join(stages))
 
 
 if __name__ == "__main__":
