@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,13 @@ def run_cli(*args: str, cwd: Path | None = None, check: bool = False) -> subproc
     if check and proc.returncode != 0:
         raise AssertionError(f"site-builder {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, pattern: str) -> str:
+    """Exit 1, exactly one non-empty stderr line matching `pattern`, and no traceback."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert len(lines) == 1, f"expected one error line, got:\n{proc.stderr}"
+    assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
+    return lines[0]

@@ -5,24 +5,15 @@ Every test runs the real CLI in a subprocess on a tiny site and checks only what
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from helpers import make_site, run_cli, write_post
+from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 GOOD = "title: Good post\ndate: 2024-01-02\ntags: [a]"
 
 
-def assert_one_line_error(proc, pattern: str) -> str:
-    """Exit 1, exactly one non-empty stderr line matching `pattern`, and no traceback."""
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 1, f"expected one error line, got:\n{proc.stderr}"
-    assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
-    return lines[0]
 
 
 @pytest.fixture()

@@ -8,18 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import make_site, run_cli
+from helpers import assert_one_line_error, make_site, run_cli
 
 from site_builder import __version__
 
 
-def assert_one_line_error(proc, pattern: str) -> str:
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 1, f"expected one error line, got:\n{proc.stderr}"
-    assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
-    return lines[0]
 
 
 def front_matter(path: Path) -> dict:

@@ -4,12 +4,11 @@ and the builder never writes where it would destroy an author's files or escape 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import pytest
 
-from helpers import make_site, run_cli, write_post
+from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 MARKER = ".site-builder"
 
@@ -31,13 +30,6 @@ def identities(root: Path) -> dict[str, tuple[int, int]]:
     return {rel: (os.stat(root / rel).st_ino, os.stat(root / rel).st_mtime_ns) for rel in snapshot(root)}
 
 
-def assert_one_line_error(proc, pattern: str) -> str:
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 1, f"expected one error line, got:\n{proc.stderr}"
-    assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
-    return lines[0]
 
 
 def build(root: Path, *extra: str, ok: bool = True):
