@@ -1,4 +1,4 @@
-"""Stage 6, write: templates -> files in a fresh directory, assets, then an atomic swap."""
+"""Stage 6, write: templates -> files staged beside the output, then moved in when the build succeeded."""
 
 from __future__ import annotations
 
