@@ -11,12 +11,15 @@ from pathlib import Path
 from site_builder import __version__
 from site_builder.assemble import assemble, tag_url, year_url
 from site_builder.cache import BuildCache, content_key
+from site_builder.check import EXEC_CACHE
 from site_builder.config import SiteConfig, load_config
+from site_builder.errors import ExecutionFailed
+from site_builder.execute import ExecOptions, executes, failure_lines, run_posts
 from site_builder.feed import atom_feed, robots, sitemap
 from site_builder.load import check_posts, find_post_files, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parallel import fork_map
-from site_builder.render import RENDER_VERSION, pygments_css, render_post
+from site_builder.render import RENDER_VERSION, exec_fence_hook, pygments_css, render_post
 from site_builder.write import OutputWriter, Theme, check_output_dir, find_theme, make_env, write_pages
 
 CACHE_FILE = Path(".cache") / "build.pickle"
@@ -34,6 +37,7 @@ class BuildResult:
     files_changed: int
     seconds: float
     timings: dict
+    runs: dict
 
 
 def _theme_digest(theme: Theme) -> str:
@@ -55,8 +59,9 @@ def fragment_key(post: Post) -> str:
     return content_key(RENDER_VERSION, post.body)
 
 
-def load_and_render(config: SiteConfig, cache: BuildCache) -> tuple[list[Post], dict[str, Rendered], int]:
-    """Load every post and render its fragment; only new or changed files are read, in parallel workers."""
+def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOptions | None = None,
+                    keep_going: bool = False) -> tuple[list[Post], dict[str, Rendered], int, dict]:
+    """Load every post, run the executing ones, render fragments; only changed files are read, in parallel."""
     known, todo = [], []
     for path in find_post_files(config):
         st = path.stat()
@@ -73,7 +78,9 @@ def load_and_render(config: SiteConfig, cache: BuildCache) -> tuple[list[Post], 
             post = load_post(path, config)
             key = fragment_key(post)
             rendered = None
-            if key not in cache.fragments:
+            if executes(post):  # rendered after its code ran
+                key = ""
+            elif key not in cache.fragments:
                 rendered = render_post(post)
                 rendered.key = key
             out.append((post, stamp, key, rendered))
@@ -82,6 +89,18 @@ def load_and_render(config: SiteConfig, cache: BuildCache) -> tuple[list[Post], 
     results = known + fork_map(work, todo, min_per_worker=60)
     results.sort(key=lambda r: str(r[0].source))
     posts = check_posts([post for post, _, _, _ in results])
+    runs = run_posts([p for p in posts if executes(p)], config.root / EXEC_CACHE, exec_options or ExecOptions())
+    failed = [run for run in runs.values() if not run.ok]
+    if failed and not keep_going:
+        raise ExecutionFailed([line for run in failed for line in failure_lines(run)])
+    for i, (post, stamp, key, rendered) in enumerate(results):
+        run = runs.get(post.rel)
+        if run is not None:
+            key = content_key(RENDER_VERSION, post.body, run.key, repr(run.failures), str(keep_going))
+            if key not in cache.fragments:
+                rendered = render_post(post, exec_fence_hook(run, keep_going))
+                rendered.key = key
+            results[i] = (post, stamp, key, rendered)
     fresh = 0
     for _, _, key, rendered in results:
         if rendered is not None:
@@ -90,7 +109,7 @@ def load_and_render(config: SiteConfig, cache: BuildCache) -> tuple[list[Post], 
     cache.loaded_posts_changed = bool(todo) or len(results) != len(cache.posts)
     cache.posts = {str(post.source): (stamp, post, key) for post, stamp, key, _ in results}
     published = {id(p) for p in posts}
-    return posts, {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published}, fresh
+    return posts, {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published}, fresh, runs
 
 
 def _feed_key(site_key: str, views) -> str:
@@ -98,7 +117,8 @@ def _feed_key(site_key: str, views) -> str:
                                    for v in views))
 
 
-def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
+def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: ExecOptions | None = None,
+               keep_going: bool = False) -> BuildResult:
     """Build the site at `root` into `output`; on any error the previous output is left as it was."""
     start = time.perf_counter()
     timings: dict[str, float] = {}
@@ -116,7 +136,7 @@ def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
     if cache.loading_key != loading_key:  # loaded posts depend on these settings
         cache.posts, cache.loading_key = {}, loading_key
     lap("setup")
-    posts, rendered, fresh = load_and_render(config, cache)
+    posts, rendered, fresh, runs = load_and_render(config, cache, exec_options, keep_going)
     lap("load+render")
     site_key = _site_key(config, theme)
     model = assemble(config, posts, rendered, site_key)
@@ -154,4 +174,4 @@ def build_site(root: Path, output: Path, log=lambda msg: None) -> BuildResult:
         log(f"warning: could not save the build cache: {exc}")
     lap("save cache")
     return BuildResult(output, len(posts), fresh, len(writer.keys), pages_rendered, changed,
-                       time.perf_counter() - start, timings)
+                       time.perf_counter() - start, timings, runs)

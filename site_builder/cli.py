@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from site_builder import __version__
-from site_builder.errors import SiteError
+from site_builder.errors import ExecutionFailed, SiteError
 
 
 def _site_root(source: str, command: str) -> Path:
@@ -25,15 +25,50 @@ def _site_root(source: str, command: str) -> Path:
 
 def cmd_build(args) -> int:
     from site_builder.build import build_site
+    from site_builder.execute import failure_lines
 
     _site_root(args.source, "build")
-    result = build_site(Path(args.source), Path(args.output), log=_err)
+    result = build_site(Path(args.source), Path(args.output), log=_err, exec_options=_exec_options(args),
+                        keep_going=args.keep_going)
+    for run in result.runs.values():
+        if not run.ok:
+            for line in failure_lines(run):
+                _err(line)
+    if result.runs:
+        blocks = sum(r.count("passed") for r in result.runs.values())
+        failed = sum(len(r.failures) for r in result.runs.values())
+        print(f"ran code in {len(result.runs)} posts: {blocks} blocks passed, {failed} failed"
+              + (" (shown in the pages: --keep-going)" if failed else ""))
     print(f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
           f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
           f"{result.files_changed} of {result.pages} files changed")
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
     return 0
+
+
+def _exec_options(args):
+    from site_builder.execute import ExecOptions
+
+    return ExecOptions(rerun=args.rerun, executor=args.executor, ray_address=args.ray_address, progress=_err)
+
+
+def cmd_check(args) -> int:
+    from site_builder.check import check_site, write_json
+    from site_builder.execute import failure_lines
+
+    _site_root(args.source, "build")
+    report = check_site(Path(args.source), _exec_options(args))
+    for run in sorted(report.runs.values(), key=lambda r: r.rel):
+        how = "cached" if run.cached else f"ran ({run.reason})"
+        counts = f"{run.count('passed')} passed, {len(run.failures)} failed, {run.count('skipped')} skipped"
+        print(f"{run.rel}: {how}: {counts}" + ("" if run.cached else f" in {run.seconds:.2f}s"))
+        for line in failure_lines(run):
+            print(line)
+    if args.json:
+        write_json(report, Path(args.json))
+    print(f"{report.total('passed')} passed, {report.failed} failed")
+    return 1 if report.failed else 0
 
 
 def cmd_import(args) -> int:
@@ -88,6 +123,13 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+def _exec_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rerun", action="store_true", help="run every executing post, ignoring cached results")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where posts run: local processes (default) or Ray tasks")
+    p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to use with --executor ray (default: start a local one)")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="site-builder", description="Build a static blog whose posts' code keeps running.")
     parser.add_argument("--version", action="version", version=f"site-builder {__version__}")
@@ -99,7 +141,17 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", default=".", help="site root holding site.yml and content/ (default: .)")
     p.add_argument("--output", default="output", help="output directory, relative to --source (default: output)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the time each stage took")
+    p.add_argument("--keep-going", action="store_true", help="on failing code, show the error in the page and finish the build")
+    _exec_arguments(p)
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("check", help="run the code in posts and verify its output, without building",
+                       description="Run every `execute: true` post's code blocks; exit 1 if any fails. "
+                                   "Ends with the line 'N passed, M failed' (blocks).")
+    p.add_argument("--source", default=".", help="site root (default: .)")
+    p.add_argument("--json", metavar="FILE", help="also write a per-post report as JSON")
+    _exec_arguments(p)
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("import", help="import posts from an Atom or RSS feed",
                        description="Write one Markdown post per feed entry (front matter + Markdown body).")
@@ -122,6 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
         return args.func(args)
+    except ExecutionFailed as exc:
+        for line in exc.lines:
+            _err(line)
+        _err("error: code in posts failed (fix it, or build with --keep-going to show the errors in the pages)")
+        return 1
     except SiteError as exc:
         _err(f"error: {_shown(exc, args)}")
         return 1

@@ -20,3 +20,11 @@ class SiteError(Exception):
             where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
         message = " ".join(str(self.message).splitlines()).strip()  # one line, whatever a library said
         return f"{where}{message}"
+
+
+class ExecutionFailed(SiteError):
+    """Posts' code failed: one `file:line: Type: message` line per failure, with indented detail."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__(lines[0].strip() if lines else "code in posts failed")
+        self.lines = lines

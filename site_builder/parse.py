@@ -68,6 +68,14 @@ def _inline_lines(state: StateCore) -> None:
                     child.map = [line, line + 1]
 
 
+def _pair_outputs(state: StateCore) -> None:
+    """Mark a code fence followed directly by an ```output fence (its expected stdout)."""
+    tokens = state.tokens
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.type == "fence" and tokens[i + 1].type == "fence" and fence_info(tokens[i + 1].info)[0] == "output":
+            tok.meta["has_output"] = True
+
+
 def fence_info(info: str) -> tuple[str, dict[str, str]]:
     """Split a fence's info string `python {skip raises=IndexError}` into (lang, options)."""
     options: dict[str, str] = {}
@@ -93,6 +101,7 @@ def make_parser() -> MarkdownIt:
     md.use(container_plugin, name="bilingual")
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
+    md.core.ruler.push("pair_outputs", _pair_outputs)
     return md
 
 

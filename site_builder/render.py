@@ -148,6 +148,59 @@ class PostRenderer(RendererHTML):
         return super().renderToken(tokens, idx, options, env)
 
 
+def exec_fence_hook(run, keep_going: bool = False):
+    """A fence hook that shows what each block of an executed post printed, drew, raised or failed with."""
+    by_line = {b.line: b for b in run.blocks}
+    post_error = run.error
+    state = {"last": None}
+
+    def hook(tok: Token, lang: str, opts: dict, env: dict) -> str | None:
+        line = env.get("line_offset", 1) + tok.map[0] + 1
+        if lang == "output":  # an expected output, verified against what the block printed
+            block = state["last"]
+            state["last"] = None
+            if block is None:
+                return None
+            ok = block.status == "passed"
+            badge = ('<span class="output-badge ok" title="checked at build time">✓ verified</span>' if ok else
+                     '<span class="output-badge bad">✗ not verified</span>')
+            return (f'<div class="output{" verified" if ok else " mismatch"}">{badge}'
+                    f'<pre><code>{escape(tok.content)}</code></pre></div>\n')
+        block = by_line.get(line)
+        state["last"] = block
+        if block is None:
+            return None
+        parts = [] if "hide" in opts else [highlight_code(tok.content, "pycon" if block_is_doctest(tok, lang) else lang)]
+        if "hide" not in opts:
+            expected_follows = _next_is_output(tok, env)
+            if block.stdout and not expected_follows:
+                parts.append(f'<div class="output"><pre><code>{escape(block.stdout)}</code></pre></div>\n')
+            if block.stderr.strip() and "hide" not in opts:
+                parts.append(f'<div class="output stderr"><pre><code>{escape(block.stderr)}</code></pre></div>\n')
+            if block.raised:
+                parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
+            for svg in block.figures:
+                parts.append(f'<figure class="exec-figure">{svg}</figure>\n')
+        error = block.error if block.status == "failed" else None
+        if error is None and post_error is not None and post_error.get("line") == block.line:
+            error = post_error
+        if error is not None and keep_going:
+            detail = escape(error.get("traceback") or "")
+            parts.append(f'<div class="exec-error"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
+                         f'{escape(error["message"])}' + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n")
+        return "".join(parts)
+
+    return hook
+
+
+def block_is_doctest(tok: Token, lang: str) -> bool:
+    return lang == "pycon" or tok.content.lstrip().startswith(">>> ")
+
+
+def _next_is_output(tok: Token, env: dict) -> bool:
+    return tok.meta.get("has_output", False)
+
+
 def _count_text(tokens: list[Token]) -> tuple[int, int]:
     chars = words = 0
     for tok in tokens:

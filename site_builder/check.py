@@ -1,0 +1,48 @@
+"""The `check` command: run the code of every executing post without writing the site; report per block."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.config import load_config
+from site_builder.execute import ExecOptions, PostRun, executes, run_posts
+from site_builder.load import load_posts
+
+EXEC_CACHE = Path(".cache") / "exec"
+
+
+@dataclass
+class CheckReport:
+    """Runs by post, and block counts over all of them."""
+
+    runs: dict[str, PostRun]
+
+    def total(self, status: str) -> int:
+        return sum(run.count(status) for run in self.runs.values())
+
+    @property
+    def failed(self) -> int:
+        """Failed blocks, counting a post-level failure (timeout, crash) as one."""
+        return sum(len(run.failures) for run in self.runs.values())
+
+    def as_json(self) -> list[dict]:
+        return [{"path": run.rel, "status": "passed" if run.ok else "failed",
+                 "blocks": len(run.blocks), "run": sum(1 for b in run.blocks if b.status in ("passed", "failed")),
+                 "passed": run.count("passed"), "failed": len(run.failures), "skipped": run.count("skipped"),
+                 "not_run": run.count("not run"), "cached": run.cached, "reason": run.reason,
+                 "seconds": round(run.seconds, 3),
+                 "failures": [{"line": line, "type": kind, "message": message, "detail": detail}
+                              for line, kind, message, detail in run.failures]}
+                for run in sorted(self.runs.values(), key=lambda r: r.rel)]
+
+
+def check_site(root: Path, options: ExecOptions) -> CheckReport:
+    config = load_config(root.resolve())
+    posts = [p for p in load_posts(config) if executes(p)]
+    return CheckReport(run_posts(posts, config.root / EXEC_CACHE, options))
+
+
+def write_json(report: CheckReport, path: Path) -> None:
+    path.write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

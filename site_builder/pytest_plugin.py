@@ -1,0 +1,110 @@
+"""pytest plugin: `pytest content/` collects each `execute: true` post, one test per code block.
+
+Test ids look like `content/posts/numpy-bug.md::line 42`. Posts run through the same engine as
+`site-builder check` (same isolation, same cache under the site's `.cache/exec/`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from site_builder.check import EXEC_CACHE
+from site_builder.config import load_config
+from site_builder.errors import SiteError
+from site_builder.execute import ExecOptions, PostRun, executes, extract_blocks, run_posts
+from site_builder.load import load_post
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("site-builder")
+    group.addoption("--rerun-posts", action="store_true", help="run executing posts even when cached results exist")
+
+
+def _site_root(path: Path) -> Path | None:
+    for parent in path.parents:
+        if (parent / "site.yml").exists():
+            return parent
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix != ".md" or "content" not in file_path.parts:
+        return None
+    head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
+    if not head.startswith("---") or "execute: true" not in head:
+        return None
+    root = _site_root(file_path)
+    if root is None:
+        return None
+    return PostFile.from_parent(parent, path=file_path, site_root=root)
+
+
+class PostFailure(Exception):
+    """A block (or the post around it) failed; the message is the `post.md:line: ...` report."""
+
+
+class PostFile(pytest.File):
+    def __init__(self, *, site_root: Path, **kw):
+        super().__init__(**kw)
+        self.site_root = site_root
+        self._run: PostRun | None = None
+
+    def collect(self):
+        config = load_config(self.site_root)
+        try:
+            self.post = load_post(self.path, config)
+        except SiteError as exc:
+            raise self.CollectError(str(exc)) from None
+        if not executes(self.post):
+            return
+        for block in extract_blocks(self.post):
+            yield BlockItem.from_parent(self, name=f"line {block.line}", block=block)
+
+    def run_once(self) -> PostRun:
+        if self._run is None:
+            options = ExecOptions(rerun=self.config.getoption("--rerun-posts"))
+            runs = run_posts([self.post], self.site_root / EXEC_CACHE, options)
+            self._run = runs[self.post.rel]
+        return self._run
+
+
+class BlockItem(pytest.Item):
+    def __init__(self, *, block, **kw):
+        super().__init__(**kw)
+        self.block = block
+
+    def runtest(self):
+        run = self.parent.run_once()
+        result = next(b for b in run.blocks if b.index == self.block.index)
+        post_error = run.error if run.error and run.error.get("line") == self.block.line else None
+        if result.status == "failed" or post_error:
+            raise PostFailure(_block_report(run, self.block.line))
+        if result.status == "skipped":
+            pytest.skip("{skip}: shown, not run")
+        if result.status == "not run":
+            pytest.skip("not run: an earlier block failed" if not run.error else f"not run: {run.error['message']}")
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, PostFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, self.block.line - 1, f"{self.parent.post.rel}:{self.block.line}"
+
+
+def _block_report(run: PostRun, line: int) -> str:
+    """The failure lines (with detail) that belong to the block starting at `line`."""
+    block = next(b for b in run.blocks if b.line == line)
+    failures = []
+    if block.status == "failed" and block.error:
+        failures.append((block.error["line"] or line, block.error["type"], block.error["message"], block.error.get("traceback", "")))
+    if run.error and run.error.get("line") == line:
+        failures.append((line, run.error["type"], run.error["message"], run.error.get("traceback", "")))
+    out = []
+    for fline, kind, message, detail in failures:
+        out.append(f"{run.rel}:{fline}: {kind}: {message}")
+        out += ["    " + d for d in detail.rstrip().splitlines()]
+    return "\n".join(out)
