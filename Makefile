@@ -12,12 +12,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test,posts]'
 	touch $(STAMP)
 
+# the browser tests drive Debian's Chromium through its chromedriver; install them when missing
+BROWSER := $(VENV)/.browser
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+$(BROWSER): $(STAMP)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver fonts-noto-cjk >/dev/null)
+	touch $(BROWSER)
+
 setup: $(STAMP)
 
 build: $(STAMP)
 	$(VENV)/bin/site-builder build --source . --output output
 
-test: $(STAMP)
+test: $(STAMP) $(BROWSER)
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

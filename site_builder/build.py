@@ -38,13 +38,16 @@ class BuildResult:
     seconds: float
     timings: dict
     runs: dict
+    changed_paths: list[str]
+    cache: BuildCache
 
 
 def _theme_digest(theme: Theme) -> str:
+    """Templates and UI strings: what pages depend on (static files are copied, pages do not change)."""
     h = hashlib.sha1()
     for d in theme.dirs:
         for path in sorted(d.rglob("*")):
-            if path.is_file():
+            if path.is_file() and path.relative_to(d).parts[0] != "static":
                 st = path.stat()
                 h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
@@ -118,8 +121,11 @@ def _feed_key(site_key: str, views) -> str:
 
 
 def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: ExecOptions | None = None,
-               keep_going: bool = False) -> BuildResult:
-    """Build the site at `root` into `output`; on any error the previous output is left as it was."""
+               keep_going: bool = False, warm: BuildCache | None = None) -> BuildResult:
+    """Build the site at `root` into `output`; on any error the previous output is left as it was.
+
+    `warm` is a cache kept in memory by a long-running caller (the dev server), instead of `.cache/` on disk.
+    """
     start = time.perf_counter()
     timings: dict[str, float] = {}
 
@@ -131,7 +137,7 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     config = load_config(root)
     theme = find_theme(config)
     check_output_dir(root, output)
-    cache = BuildCache.open(root / CACHE_FILE)
+    cache = warm if warm is not None else BuildCache.open(root / CACHE_FILE)
     loading_key = content_key(config.permalink, config.url, config.language, config.posts_dir)
     if cache.loading_key != loading_key:  # loaded posts depend on these settings
         cache.posts, cache.loading_key = {}, loading_key
@@ -168,10 +174,10 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     unchanged = not changed and not fresh and cache.pages == writer.keys and cache.output == str(output)
     cache.pages, cache.output, cache.build_id = writer.keys, str(output), writer.build_id
     try:
-        if not unchanged or cache.loaded_posts_changed:
+        if warm is None and (not unchanged or cache.loaded_posts_changed):
             cache.save({key for _, _, key in cache.posts.values()})
     except OSError as exc:
         log(f"warning: could not save the build cache: {exc}")
     lap("save cache")
     return BuildResult(output, len(posts), fresh, len(writer.keys), pages_rendered, changed,
-                       time.perf_counter() - start, timings, runs)
+                       time.perf_counter() - start, timings, runs, writer.changed, cache)

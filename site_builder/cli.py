@@ -71,6 +71,16 @@ def cmd_check(args) -> int:
     return 1 if report.failed else 0
 
 
+def cmd_serve(args) -> int:
+    from site_builder.server import serve
+
+    root = _site_root(args.source, "build")
+    try:
+        return serve(root, host=args.host, port=args.port, open_browser=args.open, log=lambda m: print(m, flush=True))
+    except OSError as exc:
+        raise SiteError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
+
+
 def cmd_import(args) -> int:
     from site_builder.importer import import_feed
 
@@ -152,6 +162,15 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="also write a per-post report as JSON")
     _exec_arguments(p)
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("serve", help="serve the site locally and rebuild it on every save (live reload)",
+                       description="Build once into a temporary directory, serve it, and rebuild what a save changes; "
+                                   "open pages reload (CSS edits swap in place) and show build errors as an overlay.")
+    p.add_argument("--source", default=".", help="site root (default: .)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+    p.add_argument("--open", action="store_true", help="open the site in the default browser")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("import", help="import posts from an Atom or RSS feed",
                        description="Write one Markdown post per feed entry (front matter + Markdown body).")

@@ -108,6 +108,7 @@ class OutputWriter:
             self.build_id = previous_id
         self.keys: dict[str, str] = {}
         self.staged: list[str] = []
+        self.changed: list[str] = []   # files written or removed by `commit`
         self._dirs: set[str] = set()
         self.static: set[str] = set()
 
@@ -160,6 +161,7 @@ class OutputWriter:
             os.rename(self.staging, self.output)
             if old.exists():
                 _remove_later(old)
+            self.changed = list(self.staged)
             return len(self.staged)
         made: set[str] = set()
         for rel in self.staged:
@@ -169,8 +171,10 @@ class OutputWriter:
                 os.makedirs(parent, exist_ok=True)
                 made.add(parent)
             os.replace(os.path.join(self.staging, rel), target)
-        for rel in self.previous.keys() - self.keys.keys():
+        removed = sorted(self.previous.keys() - self.keys.keys())
+        for rel in removed:
             _unlink_and_prune(self.output, rel)
+        self.changed = self.staged + removed
         os.replace(marker, os.path.join(self.output, MARKER))
         shutil.rmtree(self.staging, ignore_errors=True)
         return len(self.staged) + len(self.previous.keys() - self.keys.keys())

@@ -1,0 +1,108 @@
+"""`site-builder serve`: build into a temporary directory, serve it, rebuild on every save, reload pages."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+import webbrowser
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_builder.build import BuildResult, build_site
+from site_builder.cache import BuildCache
+from site_builder.errors import ExecutionFailed, SiteError
+from site_builder.execute import ExecOptions
+from site_builder.server.http import Broadcaster, SiteServer
+from site_builder.server.watch import Watcher
+
+
+@dataclass
+class DevSite:
+    """The dev server's state: where it builds, its warm cache, and the pages' event stream."""
+
+    root: Path
+    output: Path
+    events: Broadcaster = field(default_factory=Broadcaster)
+    cache: BuildCache | None = None
+    log: object = print
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    last_error: str = ""
+
+    def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
+        """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong."""
+        with self.lock:
+            start = time.perf_counter()
+            try:
+                result = build_site(self.root, self.output, log=self.log, exec_options=ExecOptions(), warm=self.cache)
+            except ExecutionFailed as exc:
+                self._error(exc.lines[0], "\n".join(exc.lines), exc)
+                return None
+            except SiteError as exc:
+                self._error(str(exc), str(exc), exc)
+                return None
+            self.cache = result.cache
+            paths = ["/" + p for p in result.changed_paths if not p.endswith(".site-builder")]
+            if self.last_error:
+                self.last_error = ""
+                self.events.send({"type": "ok"})
+            if paths:
+                if all(p.endswith(".css") for p in paths):
+                    self.events.send({"type": "css", "paths": paths})
+                else:
+                    self.events.send({"type": "reload", "paths": paths})
+            what = f"{len(paths)} files changed" if paths else "nothing changed"
+            trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
+            self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms: {what}{trigger}")
+            return result
+
+    def _error(self, line: str, text: str, exc: SiteError) -> None:
+        self.last_error = line
+        self.log(f"error: {text}")
+        file = str(exc.file) if exc.file else ""
+        message = exc.message if not isinstance(exc, ExecutionFailed) else text
+        if isinstance(exc, ExecutionFailed) and ":" in line:  # content/posts/x.md:12: Type: message
+            parts = line.split(":", 2)
+            if parts[1].strip().isdigit():
+                file, exc.line = parts[0], int(parts[1])
+        self.events.send({"type": "error", "file": file, "line": exc.line, "message": message})
+
+
+def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False, log=print,
+          ready: threading.Event | None = None, stop: threading.Event | None = None) -> int:
+    """Build once, serve, watch and rebuild until Ctrl-C (or `stop`); cleans up everything it started."""
+    root = root.resolve()
+    workdir = Path(tempfile.mkdtemp(prefix="site-builder-serve-"))
+    site = DevSite(root, workdir / "site", log=log)
+    first = site.rebuild()
+    if first is not None:
+        log(f"built {first.posts} posts in {first.seconds:.2f}s")
+    server = SiteServer((host, port), site)
+    watcher = Watcher(root, site.rebuild, log=log)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="http", daemon=True)
+    stop = stop or threading.Event()
+    try:
+        thread.start()
+        watcher.start()
+        url = f"http://{host}:{server.server_address[1]}/"
+        scope = "only this machine can connect" if host in ("127.0.0.1", "localhost", "::1") else "reachable from the network"
+        log(f"serving {url} (bound to {host}: {scope}) from {site.output}")
+        log("watching content/, themes/ and site.yml; Ctrl-C stops")
+        if open_browser:
+            webbrowser.open(url)
+        if ready is not None:
+            ready.set()
+        while not stop.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        site.events.closed.set()
+        watcher.stop()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=2)
+        shutil.rmtree(workdir, ignore_errors=True)
+        log("stopped")
+    return 0

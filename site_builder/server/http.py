@@ -1,0 +1,173 @@
+"""The dev server's HTTP side: files confined to the built site, the 404 page, and the reload event stream."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import posixpath
+import queue
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+CLIENT_JS = (Path(__file__).parent / "livereload.js").read_bytes()
+EVENTS_PATH = "/__livereload"
+SCRIPT_PATH = "/__livereload.js"
+SCRIPT_TAG = f'<script src="{SCRIPT_PATH}" defer></script>'.encode()
+TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+         ".xml": "application/xml; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml",
+         ".webp": "image/webp", ".json": "application/json", ".woff2": "font/woff2", ".avif": "image/avif"}
+
+
+class Broadcaster:
+    """Fans events out to every open page's event stream; remembers the last build state for new pages."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._clients: list[queue.Queue] = []
+        self.state: dict = {"type": "ok"}
+        self.closed = threading.Event()
+
+    def subscribe(self) -> queue.Queue:
+        q: queue.Queue = queue.Queue()
+        with self._lock:
+            self._clients.append(q)
+            q.put(self.state)
+        return q
+
+    def unsubscribe(self, q: queue.Queue) -> None:
+        with self._lock:
+            if q in self._clients:
+                self._clients.remove(q)
+
+    def send(self, event: dict) -> None:
+        with self._lock:
+            if event.get("type") in ("ok", "error"):
+                self.state = event
+            for q in self._clients:
+                q.put(event)
+
+    @property
+    def clients(self) -> int:
+        with self._lock:
+            return len(self._clients)
+
+
+def resolve(root: Path, url_path: str) -> Path | None:
+    """The file for a URL path inside `root`, or None: no `..`, no absolute paths, no symlinks leaving root."""
+    path = unquote(url_path)
+    if "\0" in path or "\\" in path:
+        return None
+    parts = [p for p in path.split("/") if p]
+    if any(p in ("..", ".") for p in parts):
+        return None
+    norm = posixpath.normpath("/" + "/".join(parts))
+    candidate = root / norm.lstrip("/")
+    try:
+        real = candidate.resolve()
+    except (OSError, RuntimeError):
+        return None
+    root_real = root.resolve()
+    if real != root_real and root_real not in real.parents:
+        return None
+    return real
+
+
+class Handler(BaseHTTPRequestHandler):
+    """GET/HEAD of the built site; HTML gets the reload script; `/__livereload` streams events."""
+
+    server_version = "site-builder"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args) -> None:  # the terminal shows builds, not every request
+        pass
+
+    @property
+    def site(self):
+        return self.server.site  # type: ignore[attr-defined]
+
+    def do_HEAD(self) -> None:
+        self._serve(head=True)
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        if path == EVENTS_PATH:
+            return self._events()
+        if path == SCRIPT_PATH:
+            return self._send(200, CLIENT_JS, TYPES[".js"])
+        self._serve(head=False)
+
+    def _serve(self, head: bool) -> None:
+        url_path = urlsplit(self.path).path
+        root = self.site.output
+        target = resolve(root, url_path)
+        if target is not None and target.is_dir():
+            if not url_path.endswith("/"):
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", url_path + "/")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            target = target / "index.html"
+        if target is None or not target.is_file():
+            page = root / "404.html"
+            body = page.read_bytes() if page.is_file() else b"<h1>404 Not Found</h1>"
+            return self._send(404, self._inject(body), TYPES[".html"], head)
+        ext = target.suffix.lower()
+        ctype = TYPES.get(ext) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        body = target.read_bytes()
+        if ext == ".html":
+            body = self._inject(body)
+        self._send(200, body, ctype, head)
+
+    @staticmethod
+    def _inject(body: bytes) -> bytes:
+        at = body.rfind(b"</body>")
+        return body[:at] + SCRIPT_TAG + body[at:] if at >= 0 else body + SCRIPT_TAG
+
+    def _send(self, status: int, body: bytes, ctype: str, head: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def _events(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "keep-alive")
+        self.end_headers()
+        events = self.site.events
+        q = events.subscribe()
+        try:
+            while not events.closed.is_set():
+                try:
+                    event = q.get(timeout=0.25)
+                except queue.Empty:
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
+                    continue
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        finally:
+            events.unsubscribe(q)
+            self.close_connection = True
+
+
+class SiteServer(ThreadingHTTPServer):
+    """A threading HTTP server whose handler threads end with it."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, site):
+        self.site = site
+        super().__init__(address, Handler)
+

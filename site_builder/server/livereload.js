@@ -1,0 +1,71 @@
+// Injected by `site-builder serve` only (never in built pages): reloads on rebuilds, swaps CSS, shows errors.
+(function () {
+  "use strict";
+  var KEY = "site-builder-scroll:" + location.pathname;
+  var saved = sessionStorage.getItem(KEY);
+  if (saved !== null) {
+    sessionStorage.removeItem(KEY);
+    var y = parseFloat(saved);
+    var restore = function () { window.scrollTo(0, y); };
+    if (document.readyState === "complete") restore(); else window.addEventListener("load", restore);
+  }
+
+  function here(path) {
+    var p = location.pathname;
+    if (p.endsWith("/")) p += "index.html";
+    return path === p || path === decodeURIComponent(p);
+  }
+
+  function overlay(event) {
+    var box = document.getElementById("site-builder-error");
+    if (!event) { if (box) box.remove(); return; }
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "site-builder-error";
+      box.setAttribute("role", "alert");
+      box.style.cssText = "position:fixed;inset:auto 1rem 1rem 1rem;z-index:2147483647;max-height:60vh;overflow:auto;" +
+        "background:#1b1d21;color:#f0f0f0;border-left:6px solid #f85149;border-radius:8px;padding:1rem 1.2rem;" +
+        "font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;box-shadow:0 8px 30px rgba(0,0,0,.35);white-space:pre-wrap";
+      document.body.appendChild(box);
+    }
+    box.textContent = "";
+    var head = document.createElement("strong");
+    head.textContent = "Build error" + (event.file ? " in " + event.file + (event.line ? ":" + event.line : "") : "");
+    head.style.color = "#ff7b72";
+    var msg = document.createElement("div");
+    msg.className = "message";
+    msg.textContent = event.message;
+    box.appendChild(head);
+    box.appendChild(msg);
+  }
+
+  function swapCss(paths) {
+    var links = document.querySelectorAll('link[rel="stylesheet"]');
+    links.forEach(function (link) {
+      var href = new URL(link.getAttribute("href"), location.href);
+      if (paths.indexOf(href.pathname) >= 0) {
+        var fresh = link.cloneNode();
+        href.searchParams.set("v", Date.now());
+        fresh.href = href.pathname + href.search;
+        fresh.onload = function () { link.remove(); };
+        link.after(fresh);
+      }
+    });
+  }
+
+  var source = new EventSource("/__livereload");
+  source.onmessage = function (message) {
+    var event = JSON.parse(message.data);
+    if (event.type === "error") { overlay(event); return; }
+    if (event.type === "ok") { overlay(null); return; }
+    if (event.type === "css") { overlay(null); swapCss(event.paths); return; }
+    if (event.type === "reload") {
+      overlay(null);
+      if (event.all || event.paths.some(here)) {
+        sessionStorage.setItem(KEY, String(window.scrollY));
+        location.reload();
+      }
+    }
+  };
+  window.addEventListener("beforeunload", function () { source.close(); });
+})();
