@@ -186,12 +186,21 @@ def extract_blocks(post: Post) -> list[CodeBlock]:
     return blocks
 
 
+def _blocks_json(blocks: list[CodeBlock]) -> str:
+    """The blocks without their line numbers: prose edited above a block moves it but does not change its run."""
+    return json.dumps([{k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")} for b in blocks],
+                      sort_keys=True)
+
+
 def run_key(post: Post, blocks: list[CodeBlock], settings: ExecSettings) -> str:
-    """What a run depends on: the blocks, their options, the settings, Python, and the declared files."""
+    """What a run depends on: the post's path, the blocks, their options, the settings, Python, the declared files.
+
+    Not the blocks' line numbers: a cached run is moved to the blocks' new lines when loaded (_move_lines)."""
     h = hashlib.sha1(RUNNER_VERSION.encode())
     h.update(_RUNNER_DIGEST)
     h.update(sys.version.encode())
-    h.update(json.dumps([asdict(b) for b in blocks], sort_keys=True).encode())
+    h.update(post.rel.encode())  # results name the post (tracebacks, failure lines)
+    h.update(_blocks_json(blocks).encode())
     h.update(json.dumps(asdict(settings), sort_keys=True).encode())
     for name in settings.files:
         path = post.source.parent / name
@@ -386,7 +395,7 @@ def run_posts(posts: list[Post], cache_dir: Path, options: ExecOptions) -> dict[
             jobs.append(make_job(post))
     todo = []
     for job in jobs:
-        cached = None if options.rerun else _load_cached(cache_dir, job.key)
+        cached = None if options.rerun else _load_cached(cache_dir, job)
         if cached is not None:
             cached.cached, cached.reason = True, "cached"
             runs[job.rel] = cached
@@ -425,7 +434,7 @@ def _reasons(cache_dir: Path, jobs: list[Job], rerun: bool) -> dict[str, str]:
 
 
 def _code_key(job: Job) -> str:
-    return hashlib.sha1(json.dumps([asdict(b) for b in job.blocks], sort_keys=True).encode()).hexdigest()
+    return hashlib.sha1(_blocks_json(job.blocks).encode()).hexdigest()
 
 
 def _files_key(job: Job) -> str:
@@ -443,13 +452,50 @@ def _index(cache_dir: Path) -> dict:
         return {}
 
 
-def _load_cached(cache_dir: Path, key: str) -> PostRun | None:
+def _load_cached(cache_dir: Path, job: Job) -> PostRun | None:
     try:
-        data = json.loads((cache_dir / f"{key}.json").read_text(encoding="utf-8"))
+        data = json.loads((cache_dir / f"{job.key}.json").read_text(encoding="utf-8"))
+        old_lines = data.pop("lines")
         data["blocks"] = [BlockResult(**b) for b in data["blocks"]]
-        return PostRun(**data)
+        run = PostRun(**data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
+    if len(old_lines) != len(job.blocks):
+        return None
+    return _move_lines(run, job, old_lines) if old_lines != _block_lines(job) else run
+
+
+def _block_lines(job: Job) -> list[list[int | None]]:
+    return [[b.line, b.expected_line] for b in job.blocks]
+
+
+def _move_lines(run: PostRun, job: Job, old_lines: list) -> PostRun:
+    """A cached run of blocks that moved (prose edited above them), its line numbers moved along."""
+    spans = []  # (first old line, after last old line, shift) of each block's code and expected output
+    for b, (line, expected_line) in zip(job.blocks, old_lines):
+        spans.append((line, line + b.code.count("\n") + 1, b.line - line))
+        if expected_line is not None and b.expected_line is not None:
+            spans.append((expected_line, expected_line + (b.expected or "").count("\n") + 1,
+                          b.expected_line - expected_line))
+
+    def move(n):
+        if not isinstance(n, int):
+            return n
+        return next((n + shift for first, end, shift in spans if first <= n < end), n)
+
+    rel = re.escape(job.rel)
+    pattern = re.compile(rf'(File "{rel}", line |{rel}:|expected \(line )(\d+)')
+
+    def text(s: str) -> str:
+        return pattern.sub(lambda m: m.group(1) + str(move(int(m.group(2)))), s or "")
+
+    def error(e: dict | None) -> dict | None:
+        return None if e is None else dict(e, line=move(e.get("line")), traceback=text(e.get("traceback")))
+
+    for b in run.blocks:
+        b.line, b.error, b.stderr = move(b.line), error(b.error), text(b.stderr)
+    run.error = error(run.error)
+    return run
 
 
 _INDEX_LOCK = threading.Lock()
@@ -460,6 +506,7 @@ def _store(cache_dir: Path, job: Job, run: PostRun) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     data = asdict(run)
     data["cached"], data["reason"] = False, ""
+    data["lines"] = _block_lines(job)
     tmp = cache_dir / f".{job.key}.tmp"
     tmp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(tmp, cache_dir / f"{job.key}.json")

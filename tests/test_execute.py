@@ -380,6 +380,68 @@ def test_cache_reasons(tmp_path):
     assert (site / ".cache" / "exec").is_dir()
 
 
+def test_prose_that_moves_blocks_does_not_rerun(tmp_path):
+    """A new paragraph above the code only moves it: cached, and failures name the new lines."""
+    site = make_site(tmp_path / "site")
+    post = exec_post(site, "x.md", """
+        Intro.
+
+        ```python
+        def helper():
+            raise ValueError("from helper")
+        print("ok")
+        ```
+
+        ```output
+        ok
+        ```
+
+        ```python
+        helper()
+        ```
+    """)
+    rel = "content/posts/x.md"
+    proc = check(site)
+    assert proc.returncode == 1, out(proc)
+    post.write_text(post.read_text().replace("Intro.", "Intro.\n\nA new paragraph,\nover two lines."), encoding="utf-8")
+    proc = check(site)
+    assert proc.returncode == 1, out(proc)
+    assert post_line(proc, rel).startswith(f"{rel}: cached:"), out(proc)
+    call, raise_ = line_of(post, "helper()", 2), line_of(post, 'raise ValueError')
+    assert f"{rel}:{raise_}: ValueError: from helper" in proc.stdout, out(proc)  # where it was raised
+    assert f'File "{rel}", line {raise_}, in helper' in proc.stdout, out(proc)
+    assert f'File "{rel}", line {call}, in <module>' in proc.stdout, out(proc)
+    # and the page shows the outputs under the blocks they belong to
+    post.write_text(post.read_text().replace("helper()\n```", "print('second')\n```"), encoding="utf-8")
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 0, out(proc)
+    post.write_text(post.read_text().replace("over two lines.", "over two lines.\n\nAnd one more."), encoding="utf-8")
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 0, out(proc)
+    assert re.search(r'<div class="output"><pre><code>second\s*</code>', page(site, "x")), page(site, "x")
+    proc = check(site)
+    assert post_line(proc, rel).startswith(f"{rel}: cached:"), out(proc)
+
+
+def test_posts_with_the_same_code_are_reported_under_their_own_paths(tmp_path):
+    site = make_site(tmp_path / "site")
+    for name in ("a.md", "b.md"):
+        post = exec_post(site, name, """
+            ```python
+            assert False, "same"
+            ```
+        """)
+    line = line_of(post, "assert False")
+    for attempt in range(2):
+        proc = check(site)
+        assert proc.returncode == 1, out(proc)
+        for rel in ("content/posts/a.md", "content/posts/b.md"):
+            post_line(proc, rel)
+            assert f'{rel}:{line}: AssertionError: same' in proc.stdout, out(proc)
+            assert f'File "{rel}", line {line}' in proc.stdout, out(proc)
+        assert summary(proc) == "0 passed, 2 failed"
+
+
 def test_cached_failure_is_still_reported(tmp_path):
     site = make_site(tmp_path / "site")
     post = exec_post(site, "x.md", """
