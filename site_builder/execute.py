@@ -27,6 +27,7 @@ RUNNER_VERSION = "1"
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY = 4 << 30
 OUTPUT_CAP = 1 << 20
+RUN_TOKEN_VAR = "SITE_BUILDER_RUN"
 EXEC_LANGS = ("python", "py", "python3", "pycon")
 _RUNNER_DIGEST = hashlib.sha1((Path(__file__).parent / "runner.py").read_bytes()).digest()
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 10**6, "mib": 1 << 20,
@@ -252,6 +253,25 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+def _tagged_processes(token: str) -> list[int]:
+    """Processes whose environment carries this run's token: everything the post's code started, even the ones
+    that left its process group (setsid, daemons). Linux only (/proc); elsewhere the group alone is checked."""
+    needle, pids = f"{RUN_TOKEN_VAR}={token}".encode(), []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return pids
+    for name in entries:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/environ", "rb") as fh:
+                    if needle in fh.read().split(b"\0"):
+                        pids.append(int(name))
+            except OSError:
+                pass
+    return pids
+
+
 def _missing_modules(requires: list[str]) -> list[str]:
     if not requires:
         return []
@@ -290,7 +310,9 @@ def run_job(job: Job) -> PostRun:
                               for b in job.blocks]}
         with open(job_path, "w", encoding="utf-8") as fh:
             json.dump(payload, fh)
+        token = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
         env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+        env[RUN_TOKEN_VAR] = token
         env.pop("PYTHONSTARTUP", None)
         log_path = os.path.join(work, ".runner.log")
         with open(log_path, "wb") as log:
@@ -307,11 +329,17 @@ def run_job(job: Job) -> PostRun:
                 error = {"type": "Timeout", "line": first_line, "traceback": "",
                          "message": f"the post's code did not finish within {settings.timeout:g} s (exec: timeout) and was stopped"}
             leftover = False
-            for _ in range(20):  # processes the code started and left behind
-                if not _group_alive(proc.pid):
+            for _ in range(20):  # processes the code started and left behind, in its group or not
+                strays = _tagged_processes(token)
+                if not _group_alive(proc.pid) and not strays:
                     break
                 leftover = True
                 _kill_group(proc.pid)
+                for pid in strays:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
                 time.sleep(0.01)
         results = _read_results(result_path)
         if error is None and code not in (0, None):
