@@ -6,6 +6,7 @@ Test ids look like `content/posts/numpy-bug.md::line 42`. Posts run through the 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from site_builder.check import EXEC_CACHE
 from site_builder.config import load_config
 from site_builder.errors import SiteError
-from site_builder.execute import ExecOptions, PostRun, executes, extract_blocks, run_posts
+from site_builder.execute import ExecOptions, PostRun, exec_settings, executes, extract_blocks, run_posts
 from site_builder.load import load_post
 
 
@@ -33,8 +34,8 @@ def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".md" or "content" not in file_path.parts:
         return None
     head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
-    if not head.startswith("---") or "execute: true" not in head:
-        return None
+    if not head.startswith("---") or not re.search(r"^execute\s*:", head, re.M):
+        return None  # a quick look; PostFile.collect decides as `check` does (execute: True, yes, ... run too)
     root = _site_root(file_path)
     if root is None:
         return None
@@ -55,6 +56,8 @@ class PostFile(pytest.File):
         config = load_config(self.site_root)
         try:
             self.post = load_post(self.path, config)
+            if executes(self.post):
+                exec_settings(self.post)  # bad `exec:` settings: a collection error, not a traceback per block
         except SiteError as exc:
             raise self.CollectError(str(exc)) from None
         if not executes(self.post):
@@ -78,7 +81,7 @@ class BlockItem(pytest.Item):
     def runtest(self):
         run = self.parent.run_once()
         result = next(b for b in run.blocks if b.index == self.block.index)
-        post_error = run.error if run.error and run.error.get("line") == self.block.line else None
+        post_error = run.error if run.error and _error_block_line(run) == self.block.line else None
         if result.status == "failed" or post_error:
             raise PostFailure(_block_report(run, self.block.line))
         if result.status == "skipped":
@@ -95,14 +98,23 @@ class BlockItem(pytest.Item):
         return self.path, self.block.line - 1, f"{self.parent.post.rel}:{self.block.line}"
 
 
+def _error_block_line(run: PostRun) -> int | None:
+    """The block a post-level failure belongs to: the one at its line, else the first (e.g. a missing `requires`
+    module, reported at the front matter, fails the post's first block instead of skipping them all)."""
+    if not run.error or not run.blocks:
+        return None
+    lines = [b.line for b in run.blocks]
+    return run.error.get("line") if run.error.get("line") in lines else lines[0]
+
+
 def _block_report(run: PostRun, line: int) -> str:
     """The failure lines (with detail) that belong to the block starting at `line`."""
     block = next(b for b in run.blocks if b.line == line)
     failures = []
     if block.status == "failed" and block.error:
         failures.append((block.error["line"] or line, block.error["type"], block.error["message"], block.error.get("traceback", "")))
-    if run.error and run.error.get("line") == line:
-        failures.append((line, run.error["type"], run.error["message"], run.error.get("traceback", "")))
+    if run.error and _error_block_line(run) == line:
+        failures.append((run.error.get("line") or line, run.error["type"], run.error["message"], run.error.get("traceback", "")))
     out = []
     for fline, kind, message, detail in failures:
         out.append(f"{run.rel}:{fline}: {kind}: {message}")

@@ -1,0 +1,139 @@
+"""The pytest plugin: `pytest content/` collects each executing post, one test per code block."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from helpers import make_site
+from test_execute import exec_post, line_of
+
+
+def run_pytest(site, *args: str) -> subprocess.CompletedProcess:
+    """pytest on the site's content/, from the site root (test ids are relative to it)."""
+    return subprocess.run([sys.executable, "-m", "pytest", str(site / "content"), "-v", "-p", "no:cacheprovider",
+                           "--rootdir", str(site), *args],
+                          cwd=site, capture_output=True, text=True, timeout=300)
+
+
+def outcome(proc, test_id: str) -> str:
+    m = re.search(rf"^{re.escape(test_id)} (PASSED|FAILED|SKIPPED|ERROR)\b(.*)$", proc.stdout, re.M)
+    assert m, f"{test_id!r} not in\n{proc.stdout}\n{proc.stderr}"
+    return m.group(1) + m.group(2)
+
+
+def test_one_test_per_block(tmp_path):
+    site = make_site(tmp_path / "site")
+    post = exec_post(site, "x.md", """
+        Prose.
+
+        ```python
+        x = 1
+        ```
+
+        ```python {skip}
+        this would not even compile
+        ```
+
+        ```python
+        assert x == 2, "x is not two"
+        ```
+
+        ```python
+        print("after the failure")
+        ```
+    """)
+    other = exec_post(site, "y.md", """
+        ```pycon
+        >>> 2 + 2
+        4
+        ```
+
+        ```python
+        print("hi")
+        ```
+
+        ```output
+        hi
+        ```
+    """)
+    exec_post(site, "plain.md", "```python\nraise SystemExit(1)\n```\n", execute=False)
+    proc = run_pytest(site)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    first, skipped, failing, after = (line_of(post, s) for s in ("x = 1", "this would not", "assert x == 2", "print("))
+    assert outcome(proc, f"content/posts/x.md::line {first}").startswith("PASSED")
+    assert outcome(proc, f"content/posts/x.md::line {skipped}").startswith("SKIPPED")
+    assert outcome(proc, f"content/posts/x.md::line {failing}").startswith("FAILED")
+    assert outcome(proc, f"content/posts/x.md::line {after}").startswith("SKIPPED")
+    assert "earlier block failed" in outcome(proc, f"content/posts/x.md::line {after}")
+    assert outcome(proc, f"content/posts/y.md::line {line_of(other, '>>> 2 + 2')}").startswith("PASSED")
+    assert outcome(proc, f"content/posts/y.md::line {line_of(other, 'print(')}").startswith("PASSED")
+    assert "plain.md" not in proc.stdout
+    # the failure is the `file:line:` report, with the post's line of code
+    assert f"content/posts/x.md:{failing}: AssertionError: x is not two" in proc.stdout, proc.stdout
+    assert f'File "content/posts/x.md", line {failing}' in proc.stdout
+    assert re.search(r"1 failed, 3 passed, 2 skipped", proc.stdout), proc.stdout
+
+
+def test_passing_posts_pass_and_share_the_cache_with_check(tmp_path):
+    from helpers import run_cli
+
+    site = make_site(tmp_path / "site")
+    exec_post(site, "x.md", """
+        ```python
+        print("ok")
+        ```
+    """)
+    proc = run_pytest(site)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+    proc = run_cli("check", "--source", str(site))
+    assert "content/posts/x.md: cached:" in proc.stdout, proc.stdout
+
+
+def test_post_level_failures_fail_a_block(tmp_path):
+    """A timeout fails the block that was running; a missing `requires` module fails the post (not skipped)."""
+    site = make_site(tmp_path / "site")
+    slow = exec_post(site, "slow.md", """
+        ```python
+        import time
+        ```
+
+        ```python
+        time.sleep(30)
+        ```
+
+        ```python
+        print("never")
+        ```
+    """, extra="exec: {timeout: 1}")
+    needs = exec_post(site, "needs.md", """
+        ```python
+        import nonexistent_mod
+        ```
+    """, extra="exec: {requires: [nonexistent_mod]}")
+    proc = run_pytest(site)
+    assert proc.returncode == 1, proc.stdout
+    assert outcome(proc, f"content/posts/slow.md::line {line_of(slow, 'import time')}").startswith("PASSED")
+    assert outcome(proc, f"content/posts/slow.md::line {line_of(slow, 'time.sleep')}").startswith("FAILED")
+    assert outcome(proc, f"content/posts/slow.md::line {line_of(slow, 'never')}").startswith("SKIPPED")
+    assert f"content/posts/slow.md:{line_of(slow, 'time.sleep')}: Timeout:" in proc.stdout
+    assert outcome(proc, f"content/posts/needs.md::line {line_of(needs, 'import nonexistent_mod')}").startswith("FAILED")
+    assert "ModuleNotFoundError: the post requires nonexistent_mod" in proc.stdout
+
+
+def test_collection(tmp_path):
+    """`execute: True`/`yes` posts are collected as `check` runs them; bad `exec:` settings are one clean error."""
+    site = make_site(tmp_path / "site")
+    yes = exec_post(site, "yes.md", "```python\nprint(1)\n```\n", extra="execute: yes", execute=False)
+    proc = run_pytest(site)
+    assert proc.returncode == 0, proc.stdout
+    assert outcome(proc, f"content/posts/yes.md::line {line_of(yes, 'print(1)')}").startswith("PASSED")
+
+    exec_post(site, "bad.md", "```python\nprint(1)\n```\n", extra="exec: {timeout: soon}")
+    proc = run_pytest(site)
+    assert proc.returncode != 0
+    assert "ERROR collecting content/posts/bad.md" in proc.stdout, proc.stdout
+    assert "content/posts/bad.md: exec: timeout must be a number of seconds, got 'soon'" in proc.stdout
+    assert "Traceback" not in proc.stdout and "site_builder/execute.py" not in proc.stdout, proc.stdout
