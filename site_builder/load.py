@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from datetime import date, datetime, timezone
@@ -146,10 +147,13 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def find_post_files(cfg: SiteConfig) -> list[Path]:
+    """Every `*.md` under the posts folder (not hidden, not `_draft`-style names), in path order."""
     posts = cfg.root / cfg.posts_dir
-    if not posts.is_dir():
-        return []
-    return sorted(p for p in posts.rglob("*.md") if not p.name.startswith((".", "_")))
+    found = []
+    for folder, dirs, files in os.walk(posts):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found += [os.path.join(folder, f) for f in files if f.endswith(".md") and not f.startswith((".", "_"))]
+    return [Path(p) for p in sorted(found)]
 
 
 def load_posts(cfg: SiteConfig) -> list[Post]:

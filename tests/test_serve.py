@@ -119,6 +119,16 @@ def wait_for(fn, timeout: float = 8.0, step: float = 0.05):
     raise AssertionError(f"timed out waiting; last value {last!r}")
 
 
+def article_text(browser) -> str:
+    """The article's text, or "" while the page is being replaced by a reload."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    try:
+        return browser.find_element("css selector", "article").text
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""
+
+
 def open_page(browser, url: str) -> None:
     browser.get(url)
     wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
@@ -128,10 +138,10 @@ def open_page(browser, url: str) -> None:
 
 def test_editing_a_post_reloads_the_open_page(server, site, browser):
     open_page(browser, server.url + "blog/2025/hello/")
-    assert "The first version" in browser.find_element("css selector", "article").text
+    wait_for(lambda: "The first version" in article_text(browser))
     post = site / "content" / "posts" / "hello.md"
     post.write_text(post.read_text().replace("The first version", "The second version"))
-    wait_for(lambda: "The second version" in browser.find_element("css selector", "article").text)
+    wait_for(lambda: "The second version" in article_text(browser))
 
 
 def test_broken_front_matter_shows_an_overlay_and_fixing_it_clears_it(server, site, browser):
@@ -145,7 +155,7 @@ def test_broken_front_matter_shows_an_overlay_and_fixing_it_clears_it(server, si
     assert server.proc.poll() is None, "the server keeps running after a build error"
     post.write_text(good.replace("The first version", "The fixed version"))
     wait_for(lambda: not browser.find_elements("id", "site-builder-error")
-             and "The fixed version" in browser.find_element("css selector", "article").text)
+             and "The fixed version" in article_text(browser))
 
 
 def test_css_edit_swaps_the_stylesheet_without_a_reload(server, site, browser):

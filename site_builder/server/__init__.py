@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import threading
@@ -12,10 +13,12 @@ from pathlib import Path
 
 from site_builder.build import BuildResult, build_site
 from site_builder.cache import BuildCache
+from site_builder.config import load_config
 from site_builder.errors import ExecutionFailed, SiteError
 from site_builder.execute import ExecOptions
 from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
+from site_builder.write import find_theme
 
 
 @dataclass
@@ -34,6 +37,9 @@ class DevSite:
         """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong."""
         with self.lock:
             start = time.perf_counter()
+            if changed and not self.last_error and self._copy_static(changed):
+                self.log(f"updated {', '.join(changed)} in {(time.perf_counter() - start) * 1000:.0f} ms")
+                return None
             try:
                 result = build_site(self.root, self.output, log=self.log, exec_options=ExecOptions(), warm=self.cache)
             except ExecutionFailed as exc:
@@ -56,6 +62,34 @@ class DevSite:
             trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
             self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms: {what}{trigger}")
             return result
+
+    def _copy_static(self, changed: list[str]) -> bool:
+        """A save that only touches theme static files: copy them over, no pipeline run. False if not so."""
+        try:
+            theme = find_theme(load_config(self.root))
+        except SiteError:
+            return False
+        statics = [d / "static" for d in theme.dirs]
+        updates = []
+        for rel in changed:
+            path = self.root / rel
+            owner = next((s for s in statics if s in path.parents), None)
+            if owner is None or not path.is_file():
+                return False
+            name = path.relative_to(owner)
+            winner = next(s for s in statics if (s / name).is_file())
+            updates.append((winner / name, str(name)))
+        paths = []
+        for src, name in updates:
+            dest = self.output / name
+            tmp = dest.with_name(f".{dest.name}.tmp")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, dest)
+            paths.append("/" + name.replace(os.sep, "/"))
+        kind = "css" if all(p.endswith(".css") for p in paths) else "reload"
+        self.events.send({"type": kind, "paths": paths, "all": kind == "reload"})
+        return True
 
     def _error(self, line: str, text: str, exc: SiteError) -> None:
         self.last_error = line

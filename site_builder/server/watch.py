@@ -9,7 +9,7 @@ from typing import Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-DEBOUNCE = 0.1
+DEBOUNCE = 0.05  # editors' save bursts (temp file, rename) land within a few ms
 _IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".tmp", ".part", ".crdownload")
 
 

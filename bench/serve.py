@@ -1,0 +1,120 @@
+"""Benchmark for `site-builder serve`: start-up, and save-to-browser latency measured in headless Chromium.
+
+Usage: python bench/serve.py [N]   (default 4000 synthetic posts, the same generator as bench/build.py)
+- start: seconds from launching `serve` to "serving" (its first build), next to a cold `build` of the same site;
+- post edit: a post's text is changed on disk; the time until the open page (reloaded by the server) has
+  the new text in its DOM, from the browser's own clock (navigation timing), median and max of 20 edits;
+- CSS edit: the stylesheet is changed; the time until the page's computed style changes (no reload), 20 edits.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build as bench_build  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic")
+
+
+def start_server(root: Path) -> tuple[subprocess.Popen, str, float]:
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in proc.stdout:
+        m = re.search(r"serving (http://\S+) ", line)
+        if m:
+            return proc, m.group(1), time.perf_counter() - start
+    raise RuntimeError("server did not start")
+
+
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in FLAGS + (f"--user-data-dir={tempfile.mkdtemp()}",):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+
+
+def wait(fn, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = fn()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise TimeoutError
+
+
+def main(n: int) -> None:
+    root = Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    try:
+        bench_build.make_site(root, n)
+        css_dir = root / "themes" / "default" / "static" / "css"
+        css_dir.mkdir(parents=True)
+        shutil.copy(ROOT / "themes" / "default" / "static" / "css" / "site.css", css_dir / "site.css")
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "site_builder", "build", "--source", str(root), "--output",
+                        str(root / "cold-out")], check=True, capture_output=True)
+        build_s = time.perf_counter() - t
+        shutil.rmtree(root / ".cache")
+        proc, url, start_s = start_server(root)
+        print(f"{n} posts: cold build {build_s:.2f} s, serve start (first build) {start_s:.2f} s")
+        driver = browser()
+        try:
+            post = root / "content" / "posts" / "post-00007.md"
+            text = post.read_text()
+            slug_url = url + f"blog/{2015 + 7 % 11}/post-00007/"
+            driver.get(slug_url)
+            time.sleep(0.5)
+            edits = []
+            for i in range(20):
+                marker = f"Edit number {i} here."
+                t0 = time.time()
+                post.write_text(text + f"\n{marker}\n")
+                wait(lambda: marker in driver.execute_script("return document.body.innerText"))
+                loaded = driver.execute_script(
+                    "const e = performance.getEntriesByType('navigation')[0];"
+                    "return performance.timeOrigin + e.domContentLoadedEventEnd;")
+                edits.append(loaded / 1000 - t0)
+                time.sleep(0.3)
+            print(f"post edit -> new text in the DOM: median {statistics.median(edits) * 1000:.0f} ms, "
+                  f"max {max(edits) * 1000:.0f} ms (20 edits)")
+            css = css_dir / "site.css"
+            base = css.read_text()
+            swaps = []
+            for i in range(20):
+                colour = f"rgb({i + 1}, 2, 3)"
+                driver.execute_script(
+                    "window.__seen = 0; const want = arguments[0];"
+                    "(function tick(){ if (getComputedStyle(document.body).backgroundColor === want) {"
+                    " window.__seen = Date.now(); } else { requestAnimationFrame(tick); } })();", colour)
+                t0 = time.time()
+                css.write_text(base + f"\nbody {{ background: {colour} !important; }}\n")
+                seen = wait(lambda: driver.execute_script("return window.__seen"))
+                swaps.append(seen / 1000 - t0)
+                time.sleep(0.3)
+            print(f"CSS edit -> new style applied (no reload): median {statistics.median(swaps) * 1000:.0f} ms, "
+                  f"max {max(swaps) * 1000:.0f} ms (20 edits)")
+        finally:
+            driver.quit()
+            proc.terminate()
+            proc.wait()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4000)
