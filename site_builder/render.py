@@ -18,7 +18,7 @@ from site_builder.errors import SiteError
 from site_builder.models import Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
-RENDER_VERSION = "2"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "3"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -64,6 +64,23 @@ def math_to_mathml(tex: str, display: bool) -> str:
             f"{escape(tex, quote=False)}</annotation></semantics></math>")
 
 
+_EQNO = re.compile(r"<mtd><mtext>\(\d+\)</mtext></mtd>")
+_NUMBERED_ENV = re.compile(r"\s*\\begin\{(equation|gather|multline)\}")
+
+
+def _number_equations(mathml: str, tex: str, env: dict) -> str:
+    """Number equations through the whole post, as MathJax does with AMS tags (latex2mathml restarts at 1)."""
+    def next_number(_=None) -> str:
+        env["equation"] = env.get("equation", 0) + 1
+        return f"<mtd><mtext>({env['equation']})</mtext></mtd>"
+
+    mathml = _EQNO.sub(next_number, mathml)
+    if _NUMBERED_ENV.match(tex) and "\\notag" not in tex and "\\nonumber" not in tex:
+        number = next_number()[len("<mtd><mtext>"):-len("</mtext></mtd>")]
+        mathml += f'<span class="eqno">{number}</span>'
+    return mathml
+
+
 def _line(env: dict, token: Token | None) -> int | None:
     if token is None or not token.map:
         return env.get("_line")
@@ -76,10 +93,11 @@ class PostRenderer(RendererHTML):
     def _math(self, tex: str, display: bool, env: dict, token: Token | None) -> str:
         env["math_count"] = env.get("math_count", 0) + 1
         try:
-            return math_to_mathml(tex.strip(), display)
+            mathml = math_to_mathml(tex.strip(), display)
         except Exception as exc:  # latex2mathml raises many types for bad TeX
             reason = str(exc) or type(exc).__name__
             raise SiteError(f"cannot render math ${tex.strip()}$: {reason}", env.get("rel"), _line(env, token)) from None
+        return _number_equations(mathml, tex, env) if display else mathml
 
     def math_inline(self, tokens, idx, options, env):
         return self._math(tokens[idx].content, False, env, tokens[idx])

@@ -148,6 +148,8 @@ def run_doctest(block: dict, ns: dict, rel: str, memory: str) -> dict:
         runner.run(test, clear_globs=False, out=lambda text: None)
     except (SystemExit, MemoryError) as exc:
         return {"status": "failed", "error": _describe(exc, rel, block["line"], memory), "fatal": True}
+    finally:
+        ns.update(test.globs)  # DocTest works on a copy: names defined in `>>>` lines stay for later blocks
     if runner.collected:
         first = runner.collected[0]
         if len(runner.collected) > 1:
