@@ -77,7 +77,7 @@ def _number_equations(mathml: str, tex: str, env: dict) -> str:
     mathml = _EQNO.sub(next_number, mathml)
     if _NUMBERED_ENV.match(tex) and "\\notag" not in tex and "\\nonumber" not in tex:
         number = next_number()[len("<mtd><mtext>"):-len("</mtext></mtd>")]
-        mathml += f'<span class="eqno">{number}</span>'
+        mathml = f'<span class="eqnum" aria-hidden="true">{number}</span>' + mathml
     return mathml
 
 
