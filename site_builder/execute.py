@@ -9,6 +9,7 @@ import re
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -588,6 +589,17 @@ class _Progress:
             sys.stderr.flush()
 
 
+def _probe_ray_address(address: str | None) -> None:
+    """A HOST:PORT that nothing answers on is one error line: ray.init would wait for it forever."""
+    m = re.fullmatch(r"\[?([^\s/\]]+?)\]?:(\d+)", address or "")
+    if not m:
+        return  # "auto", ray://..., or none (a local cluster): left to Ray
+    try:
+        socket.create_connection((m.group(1), int(m.group(2))), timeout=5).close()
+    except OSError as exc:
+        raise SiteError(f"cannot reach the Ray cluster at --ray-address {address}: {exc.strerror or exc}") from None
+
+
 def _ray_runner(address: str | None):
     """Run each post as a Ray task with memory= its cap, on an existing cluster (or a local one)."""
     try:
@@ -595,8 +607,14 @@ def _ray_runner(address: str | None):
     except ImportError:
         raise SiteError("--executor ray needs Ray: pip install 'site-builder[ray]'") from None
     if not ray.is_initialized():
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}})
+        _probe_ray_address(address)
+        try:
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}})
+        except (ConnectionError, RuntimeError, ray.exceptions.RayError) as exc:  # RayError: AuthenticationError
+            hint = " (a cluster with token authentication needs RAY_AUTH_MODE=token)" if "uthenticat" in str(exc) else ""
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise SiteError(f"cannot connect to the Ray cluster at {address or 'a new local cluster'}: {first}{hint}") from None
     remote = ray.remote(num_cpus=1)(run_job)
 
     def run(job: Job) -> PostRun:
