@@ -345,6 +345,10 @@ def run_job(job: Job) -> PostRun:
         results = _read_results(result_path)
         if error is None and code not in (0, None):
             error = _crash_error(code, settings, first_line, Path(log_path).read_text(errors="replace"))
+        if (error is None and any(b.index not in results for b in job.blocks)
+                and not any(r.get("status") == "failed" for r in results.values())):  # e.g. os._exit(0)
+            error = {"type": "Crash", "line": first_line, "traceback": Path(log_path).read_text(errors="replace")[-2000:],
+                     "message": "the Python process running the post exited (status 0) before its last block ran"}
         if error is None and leftover:
             error = {"type": "BackgroundProcess", "line": first_line, "traceback": "",
                      "message": "the code left a background process running; it was stopped (wait for what you start)"}

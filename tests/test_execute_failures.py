@@ -51,6 +51,16 @@ BAD_POSTS = {
         sys.exit(3)
         ```
     """),
+    "quit.md": ("", """
+        ```python
+        import os
+        os._exit(0)
+        ```
+
+        ```python
+        assert False, "never checked"
+        ```
+    """),
     "loop.md": ("exec: {timeout: 2}", """
         ```python
         x = 1
@@ -165,6 +175,15 @@ def test_sys_exit(bad_site):
     line = failure(bad_site, "exit.md")
     assert line.startswith(f"content/posts/exit.md:{line_of(post, 'sys.exit(3)')}: SystemExit: ")
     assert "sys.exit(3)" in line
+
+
+def test_early_exit_with_status_0(bad_site):
+    """os._exit(0) (or a C library's exit(0)) ends the post before its last block: a failure, not a pass."""
+    post = bad_site[0] / "content/posts/quit.md"
+    line = failure(bad_site, "quit.md")
+    assert line.startswith(f"content/posts/quit.md:{line_of(post, 'import os')}: Crash: ")
+    assert "before its last block" in line
+    assert bad_site[3]["quit.md"]["not_run"] == 2
 
 
 def test_timeout_stops_the_post(bad_site):
