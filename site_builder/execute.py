@@ -24,7 +24,7 @@ from site_builder.errors import SiteError
 from site_builder.models import Post
 from site_builder.parse import fence_info, parse
 
-RUNNER_VERSION = "1"
+RUNNER_VERSION = "2"
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY = 4 << 30
 OUTPUT_CAP = 1 << 20
@@ -295,6 +295,10 @@ def run_job(job: Job) -> PostRun:
     with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
         for name in settings.files:
             src = Path(job.source_dir) / name
+            if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
+                err = {"type": "FileNotFoundError", "line": 1, "traceback": "",
+                       "message": f"exec: files lists {name}, which is not next to the post (or in a folder there)"}
+                return PostRun(job.rel, job.key, [BlockResult(b.index, b.line, "not run") for b in job.blocks], err)
             if not src.is_file():
                 err = {"type": "FileNotFoundError", "line": 1, "traceback": "",
                        "message": f"exec: files lists {name}, which is not next to the post"}

@@ -358,3 +358,23 @@ def test_no_process_survives_a_timeout(tmp_path):
     finally:
         for pid in set(sleepers()) - before:
             os.kill(pid, 9)
+
+
+def test_data_files_outside_the_post_directory_are_refused(tmp_path):
+    """`files: [../x]` would be copied outside the run directory (and left there): a failure of that post."""
+    site = make_site(tmp_path / "site")
+    (site / "shared").mkdir()
+    (site / "shared" / "d.csv").write_text("1,2\n", encoding="utf-8")
+    exec_post(site, "up.md", """
+        ```python
+        print(open("../../shared/d.csv").read())
+        ```
+    """, extra="exec: {files: [../../shared/d.csv]}")
+    exec_post(site, "ok.md", "```python\nprint(1)\n```\n")
+    run_dir_parent = Path(os.environ.get("TMPDIR", "/tmp"))
+    proc = check(site)
+    assert proc.returncode == 1, out(proc)
+    assert "content/posts/up.md:1: FileNotFoundError: exec: files lists ../../shared/d.csv, which is not next to the post" \
+        in proc.stdout, out(proc)
+    assert "content/posts/ok.md: ran (new): 1 passed" in proc.stdout
+    assert not (run_dir_parent.parent / "shared" / "d.csv").exists()
