@@ -18,7 +18,7 @@ from site_builder.errors import SiteError
 from site_builder.models import Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
-RENDER_VERSION = "3"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "4"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -188,7 +188,10 @@ def exec_fence_hook(run, keep_going: bool = False):
         state["last"] = block
         if block is None:
             return None
-        parts = [] if "hide" in opts else [highlight_code(tok.content, "pycon" if block_is_doctest(tok, lang) else lang)]
+        doctest = block_is_doctest(tok, lang)
+        parts = [] if "hide" in opts else [highlight_code(tok.content, "pycon" if doctest else lang)]
+        if parts and doctest and block.status == "passed":  # every >>> example's output was checked
+            parts[0] = parts[0].replace('<div class="highlight">', '<div class="highlight checked" title="checked at build time">', 1)
         if "hide" not in opts:
             expected_follows = _next_is_output(tok, env)
             if block.stdout and not expected_follows:
