@@ -631,10 +631,10 @@ def _ray_runner(address: str | None):
     return run
 
 
-def failure_lines(run: PostRun) -> list[str]:
+def failure_lines(run: PostRun, failures: list[tuple[int, str, str, str]] | None = None) -> list[str]:
     """`content/posts/x.md:42: Type: message` lines, each followed by its indented detail."""
     out = []
-    for line, kind, message, detail in run.failures:
+    for line, kind, message, detail in run.failures if failures is None else failures:
         out.append(f"{run.rel}:{line}: {kind}: {message}")
         out += ["    " + d for d in detail.rstrip().splitlines()]
     return out

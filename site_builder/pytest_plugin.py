@@ -14,7 +14,7 @@ import pytest
 from site_builder.check import EXEC_CACHE
 from site_builder.config import load_config
 from site_builder.errors import SiteError
-from site_builder.execute import ExecOptions, PostRun, exec_settings, executes, extract_blocks, run_posts
+from site_builder.execute import ExecOptions, PostRun, exec_settings, executes, extract_blocks, failure_lines, run_posts
 from site_builder.load import load_post
 
 
@@ -115,8 +115,4 @@ def _block_report(run: PostRun, line: int) -> str:
         failures.append((block.error["line"] or line, block.error["type"], block.error["message"], block.error.get("traceback", "")))
     if run.error and _error_block_line(run) == line:
         failures.append((run.error.get("line") or line, run.error["type"], run.error["message"], run.error.get("traceback", "")))
-    out = []
-    for fline, kind, message, detail in failures:
-        out.append(f"{run.rel}:{fline}: {kind}: {message}")
-        out += ["    " + d for d in detail.rstrip().splitlines()]
-    return "\n".join(out)
+    return "\n".join(failure_lines(run, failures))
