@@ -79,11 +79,9 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
         out = []
         for path, stamp in chunk:
             post = load_post(path, config)
-            key = fragment_key(post)
+            key = "" if executes(post) else fragment_key(post)  # executing posts are rendered after their code ran
             rendered = None
-            if executes(post):  # rendered after its code ran
-                key = ""
-            elif key not in cache.fragments:
+            if key and key not in cache.fragments:
                 rendered = render_post(post)
                 rendered.key = key
             out.append((post, stamp, key, rendered))
@@ -95,7 +93,8 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
     runs = run_posts([p for p in posts if executes(p)], config.root / EXEC_CACHE, exec_options or ExecOptions())
     failed = [run for run in runs.values() if not run.ok]
     if failed and not keep_going:
-        raise ExecutionFailed([line for run in failed for line in failure_lines(run)])
+        raise ExecutionFailed([line for run in failed for line in failure_lines(run)],
+                              failed[0].rel, failed[0].failures[0][0])
     for i, (post, stamp, key, rendered) in enumerate(results):
         run = runs.get(post.rel)
         if run is not None:

@@ -26,7 +26,6 @@ class SiteConfig:
     theme: str = "default"
     posts_per_page: int = 10
     permalink: str = "/blog/:year/:slug/"
-    content_dir: str = "content"
     posts_dir: str = "content/posts"
     feed_path: str = "feed.xml"
     feed_id: str = ""
@@ -49,7 +48,7 @@ class SiteConfig:
 _FIELDS = {
     "title": str, "subtitle": str, "url": str, "author": str, "language": str,
     "theme": str, "posts_per_page": int, "permalink": str, "feed_path": str,
-    "feed_id": str, "feed_limit": int, "content_dir": str, "posts_dir": str,
+    "feed_id": str, "feed_limit": int, "posts_dir": str,
 }
 
 

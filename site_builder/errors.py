@@ -25,6 +25,6 @@ class SiteError(Exception):
 class ExecutionFailed(SiteError):
     """Posts' code failed: one `file:line: Type: message` line per failure, with indented detail."""
 
-    def __init__(self, lines: list[str]):
-        super().__init__(lines[0].strip() if lines else "code in posts failed")
+    def __init__(self, lines: list[str], file: str | None = None, line: int | None = None):
+        super().__init__(lines[0].strip() if lines else "code in posts failed", file, line)
         self.lines = lines

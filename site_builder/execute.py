@@ -48,10 +48,6 @@ class CodeBlock:
     expected_line: int | None = None
 
     @property
-    def hidden(self) -> bool:
-        return "hide" in self.options
-
-    @property
     def skip(self) -> bool:
         return "skip" in self.options
 
@@ -286,23 +282,21 @@ def run_job(job: Job) -> PostRun:
     start = time.perf_counter()
     settings = job.settings
     first_line = job.blocks[0].line if job.blocks else 1
-    missing = _missing_modules(settings.requires)
-    if missing:
-        err = {"type": "ModuleNotFoundError", "line": 1, "traceback": "",
-               "message": f"the post requires {', '.join(missing)}, which cannot be imported here"}
+    def refuse(kind: str, message: str) -> PostRun:  # the post cannot start: no block runs
+        err = {"type": kind, "line": 1, "traceback": "", "message": message}
         return PostRun(job.rel, job.key, [BlockResult(b.index, b.line, "not run") for b in job.blocks], err,
                        seconds=time.perf_counter() - start)
+
+    missing = _missing_modules(settings.requires)
+    if missing:
+        return refuse("ModuleNotFoundError", f"the post requires {', '.join(missing)}, which cannot be imported here")
     with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
         for name in settings.files:
             src = Path(job.source_dir) / name
             if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
-                err = {"type": "FileNotFoundError", "line": 1, "traceback": "",
-                       "message": f"exec: files lists {name}, which is not next to the post (or in a folder there)"}
-                return PostRun(job.rel, job.key, [BlockResult(b.index, b.line, "not run") for b in job.blocks], err)
+                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post (or in a folder there)")
             if not src.is_file():
-                err = {"type": "FileNotFoundError", "line": 1, "traceback": "",
-                       "message": f"exec: files lists {name}, which is not next to the post"}
-                return PostRun(job.rel, job.key, [BlockResult(b.index, b.line, "not run") for b in job.blocks], err)
+                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post")
             dest = Path(work) / name
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)

@@ -42,10 +42,9 @@ class Rendered:
 
 @dataclass
 class Page:
-    """One file the write stage emits: a template and its context, or raw bytes."""
+    """One page the write stage renders: a template and its context."""
 
     path: str               # relative output path, e.g. "blog/2025/x/index.html"
-    template: str | None = None
+    template: str
     context: dict = field(default_factory=dict)
-    content: bytes | None = None
     key: str = ""           # hash of everything the page depends on, for reuse

@@ -16,7 +16,6 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from site_builder.load import slugify
 
-GALLERY_LAYOUTS = ("masonry", "grid", "row")
 _FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
 
 

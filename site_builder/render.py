@@ -193,10 +193,9 @@ def exec_fence_hook(run, keep_going: bool = False):
         if parts and doctest and block.status == "passed":  # every >>> example's output was checked
             parts[0] = parts[0].replace('<div class="highlight">', '<div class="highlight checked" title="checked at build time">', 1)
         if "hide" not in opts:
-            expected_follows = _next_is_output(tok, env)
-            if block.stdout and not expected_follows:
+            if block.stdout and not tok.meta.get("has_output"):  # an ```output block shows it instead
                 parts.append(f'<div class="output"><pre><code>{escape(block.stdout)}</code></pre></div>\n')
-            if block.stderr.strip() and "hide" not in opts:
+            if block.stderr.strip():
                 parts.append(f'<div class="output stderr"><pre><code>{escape(block.stderr)}</code></pre></div>\n')
             if block.raised:
                 parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
@@ -216,10 +215,6 @@ def exec_fence_hook(run, keep_going: bool = False):
 
 def block_is_doctest(tok: Token, lang: str) -> bool:
     return lang == "pycon" or tok.content.lstrip().startswith(">>> ")
-
-
-def _next_is_output(tok: Token, env: dict) -> bool:
-    return tok.meta.get("has_output", False)
 
 
 def _count_text(tokens: list[Token]) -> tuple[int, int]:

@@ -18,10 +18,6 @@ import traceback
 OUTPUT_CAP = 1 << 20
 
 
-class BlockFailure(Exception):
-    """A block failed in a way that is not the code's own exception (e.g. printed too much)."""
-
-
 def _capture_start(path: str) -> tuple[int, int]:
     """Point fds 1 and 2 at capture files, so C-level and subprocess output is caught too."""
     sys.stdout.flush()

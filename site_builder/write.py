@@ -232,7 +232,7 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
     """Render and stage the pages whose key changed since the last build; returns how many."""
     todo = [page for page in pages if writer.needs(page.path, page.key)]
     try:  # compile templates once, before forking
-        for name in {p.template for p in todo if p.template}:
+        for name in {p.template for p in todo}:
             env.get_template(name)
     except jinja2.TemplateError as exc:
         raise _template_error(exc, theme) from None
@@ -240,7 +240,7 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
     def render_chunk(chunk: list[Page]) -> list[int]:
         for page in chunk:
             try:
-                data = page.content if page.content is not None else env.get_template(page.template).render(**page.context)
+                data = env.get_template(page.template).render(**page.context)
             except jinja2.TemplateError as exc:
                 raise _template_error(exc, theme) from None
             except Exception as exc:  # a bad theme must not produce a traceback

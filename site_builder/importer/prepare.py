@@ -285,7 +285,7 @@ def convert_footnote_refs(doc: Doc) -> list[tuple[Tag, list[tuple[Tag, str]]]]:
     """Replace footnote references by `[^label]`; returns the definitions still to convert."""
     result = []
     labels: dict[str, str] = {}
-    for n_container, container in enumerate(_footnote_containers(doc)):
+    for container in _footnote_containers(doc):
         ol = container if container.name == "ol" else container.find("ol")
         items = ol.find_all("li", recursive=False) if ol else []
         defs = []

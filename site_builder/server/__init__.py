@@ -94,13 +94,8 @@ class DevSite:
     def _error(self, line: str, text: str, exc: SiteError) -> None:
         self.last_error = line
         self.log(f"error: {text}")
-        file = str(exc.file) if exc.file else ""
-        message = exc.message if not isinstance(exc, ExecutionFailed) else text
-        if isinstance(exc, ExecutionFailed) and ":" in line:  # content/posts/x.md:12: Type: message
-            parts = line.split(":", 2)
-            if parts[1].strip().isdigit():
-                file, exc.line = parts[0], int(parts[1])
-        self.events.send({"type": "error", "file": file, "line": exc.line, "message": message})
+        message = text if isinstance(exc, ExecutionFailed) else exc.message
+        self.events.send({"type": "error", "file": str(exc.file or ""), "line": exc.line, "message": message})
 
 
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False, log=print,

@@ -49,11 +49,6 @@ class Broadcaster:
             for q in self._clients:
                 q.put(event)
 
-    @property
-    def clients(self) -> int:
-        with self._lock:
-            return len(self._clients)
-
 
 def resolve(root: Path, url_path: str) -> Path | None:
     """The file for a URL path inside `root`, or None: no `..`, no absolute paths, no symlinks leaving root."""
