@@ -24,7 +24,7 @@ from site_builder.errors import SiteError
 from site_builder.models import Post
 from site_builder.parse import fence_info, parse
 
-RUNNER_VERSION = "2"
+RUNNER_VERSION = "3"
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY = 4 << 30
 OUTPUT_CAP = 1 << 20
@@ -277,26 +277,39 @@ def _missing_modules(requires: list[str]) -> list[str]:
     return proc.stdout.split()
 
 
+def _front_matter_line(text: str, key: str) -> int:
+    """The line of the `exec:` setting `key` in a post's front matter (or of `exec:`; else 1, the `---`)."""
+    found = 1
+    for n, line in enumerate(text.split("\n")[1:], 2):
+        if line.rstrip() == "---":
+            break
+        if line.strip().startswith(f"{key}:"):
+            return n
+        if line.startswith("exec:"):
+            found = n
+    return found
+
+
 def run_job(job: Job) -> PostRun:
     """Run one post in a fresh interpreter: own temp dir, stdin closed, memory cap, timeout, process group."""
     start = time.perf_counter()
     settings = job.settings
     first_line = job.blocks[0].line if job.blocks else 1
-    def refuse(kind: str, message: str) -> PostRun:  # the post cannot start: no block runs
-        err = {"type": kind, "line": 1, "traceback": "", "message": message}
+    def refuse(kind: str, message: str, key: str) -> PostRun:  # the post cannot start: no block runs
+        err = {"type": kind, "line": _front_matter_line(job.source_text, key), "traceback": "", "message": message}
         return PostRun(job.rel, job.key, [BlockResult(b.index, b.line, "not run") for b in job.blocks], err,
                        seconds=time.perf_counter() - start)
 
     missing = _missing_modules(settings.requires)
     if missing:
-        return refuse("ModuleNotFoundError", f"the post requires {', '.join(missing)}, which cannot be imported here")
+        return refuse("ModuleNotFoundError", f"the post requires {', '.join(missing)}, which cannot be imported here", "requires")
     with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
         for name in settings.files:
             src = Path(job.source_dir) / name
             if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
-                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post (or in a folder there)")
+                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post (or in a folder there)", "files")
             if not src.is_file():
-                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post")
+                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post", "files")
             dest = Path(work) / name
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)

@@ -229,7 +229,8 @@ def test_output_cap(bad_site):
 
 def test_requires_names_the_missing_module(bad_site):
     line = failure(bad_site, "requires.md")
-    assert "ModuleNotFoundError" in line and "nonexistent_mod" in line
+    assert line.startswith("content/posts/requires.md:5: ModuleNotFoundError:"), "the line of the exec: setting"
+    assert "nonexistent_mod" in line
     assert "json" not in line.split(":", 3)[3]
     assert bad_site[3]["requires.md"]["passed"] == 0
 
@@ -374,7 +375,7 @@ def test_data_files_outside_the_post_directory_are_refused(tmp_path):
     run_dir_parent = Path(os.environ.get("TMPDIR", "/tmp"))
     proc = check(site)
     assert proc.returncode == 1, out(proc)
-    assert "content/posts/up.md:1: FileNotFoundError: exec: files lists ../../shared/d.csv, which is not next to the post" \
+    assert "content/posts/up.md:5: FileNotFoundError: exec: files lists ../../shared/d.csv, which is not next to the post" \
         in proc.stdout, out(proc)
     assert "content/posts/ok.md: ran (new): 1 passed" in proc.stdout
     assert not (run_dir_parent.parent / "shared" / "d.csv").exists()
