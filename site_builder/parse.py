@@ -55,6 +55,45 @@ def _gallery_rules(state: StateCore) -> None:
                     img.meta["in_gallery"] = depth > 0
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def line_lang(text: str) -> str:
+    """`zh-Hans` for a line of mostly Chinese characters, else `en` (one CJK character counts as one word)."""
+    return "zh-Hans" if len(_CJK.findall(text)) > len(_LATIN_WORD.findall(text)) else "en"
+
+
+def _bilingual_rules(state: StateCore) -> None:
+    """In a `::: bilingual` block, split each paragraph into lines, each with the language it is written in."""
+    depth = 0
+    for i, tok in enumerate(state.tokens):
+        if tok.type == "container_bilingual_open":
+            depth += 1
+        elif tok.type == "container_bilingual_close":
+            depth -= 1
+        elif depth and tok.type == "paragraph_open":
+            tok.meta["bilingual"] = True
+            state.tokens[i + 2].meta["bilingual"] = True
+            inline = state.tokens[i + 1]
+            lines: list[list[Token]] = [[]]
+            for child in inline.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    lines.append([])
+                else:
+                    lines[-1].append(child)
+            children: list[Token] = []
+            for n, line in enumerate(l for l in lines if l):
+                if n:
+                    children.append(Token("bilingual_br", "br", 0))
+                text = "".join(c.content for c in line if c.type in ("text", "code_inline"))
+                opener = Token("bilingual_line_open", "span", 1)
+                opener.attrSet("class", "bilingual-line")
+                opener.attrSet("lang", line_lang(text))
+                children += [opener, *line, Token("bilingual_line_close", "span", -1)]
+            inline.children = children
+
+
 def _inline_lines(state: StateCore) -> None:
     """Give inline math the line of its paragraph, so errors can name it."""
     for tok in state.tokens:
@@ -99,6 +138,7 @@ def make_parser() -> MarkdownIt:
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.core.ruler.push("gallery_figures", _gallery_rules)
+    md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     return md

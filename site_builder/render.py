@@ -18,7 +18,7 @@ from site_builder.errors import SiteError
 from site_builder.models import Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
-RENDER_VERSION = "4"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "5"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -155,14 +155,27 @@ class PostRenderer(RendererHTML):
     def container_bilingual_close(self, tokens, idx, options, env):
         return "</div>\n"
 
+    def bilingual_line_open(self, tokens, idx, options, env):
+        return self.renderToken(tokens, idx, options, env)
+
+    def bilingual_line_close(self, tokens, idx, options, env):
+        return "</span>"
+
+    def bilingual_br(self, tokens, idx, options, env):
+        return '<br class="bilingual-br">'
+
     def paragraph_open(self, tokens, idx, options, env):
         if tokens[idx].meta.get("gallery_caption"):
             return '<figcaption class="gallery-caption">'
+        if tokens[idx].meta.get("bilingual"):
+            return '<p class="bilingual-stanza">'
         return super().renderToken(tokens, idx, options, env)
 
     def paragraph_close(self, tokens, idx, options, env):
         if tokens[idx].meta.get("gallery_caption"):
             return "</figcaption></figure>\n"
+        if tokens[idx].meta.get("bilingual"):
+            return "</p>\n"
         return super().renderToken(tokens, idx, options, env)
 
 
