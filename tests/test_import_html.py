@@ -252,3 +252,88 @@ def test_entry_lang_and_fallbacks(tmp_path):
     assert len(report.warnings) == 1 and "same-2.md" in report.warnings[0] and "only a summary" in report.warnings[0]
     assert "permalink" not in texts[4], "a link to the site root is no permalink for a post"
     assert "permalink: /2025/indexed/index.html\n" in texts[5]
+
+
+POEM = ('<blockquote> <p>To my wife, and my newborn baby</p> </blockquote> '
+        '<p><strong>她软绵绵的肚子 曾经是他的家</strong><br/> <em>Her cloud-soft belly, once his nest;</em></p> '
+        '<p><strong>现在的他搬家了 留下空荡荡的房</strong><br/> <em>He’s moved out now; the room’s at rest.</em></p>')
+POEM_MD = ("> To my wife, and my newborn baby\n\n::: bilingual\n"
+           "**她软绵绵的肚子 曾经是他的家**\n*Her cloud-soft belly, once his nest;*\n\n"
+           "**现在的他搬家了 留下空荡荡的房**\n*He’s moved out now; the room’s at rest.*\n:::\n")
+
+
+def test_stanzas_alternating_chinese_and_english_become_a_bilingual_block():
+    out, warnings = md(POEM)
+    assert out == POEM_MD and warnings == []
+    stanzas = render(out).select("div.bilingual > p.bilingual-stanza")
+    assert [[(s["lang"], s.get_text()) for s in p.find_all("span", class_="bilingual-line")] for p in stanzas] == [
+        [("zh-Hans", "她软绵绵的肚子 曾经是他的家"), ("en", "Her cloud-soft belly, once his nest;")],
+        [("zh-Hans", "现在的他搬家了 留下空荡荡的房"), ("en", "He’s moved out now; the room’s at rest.")]]
+
+
+def test_bilingual_stanzas_keep_inline_markup_escapes_and_any_number_of_lines():
+    out, _ = md('<p>春眠不觉晓<br>Spring sleep,\n  unaware<br>处处闻啼鸟<br>birds sing, <a href="/x">everywhere</a></p>\n'
+                '<p>1. 夜来风雨声<br>- night wind and rain, $5</p>')
+    assert out == ("::: bilingual\n春眠不觉晓\nSpring sleep, unaware\n处处闻啼鸟\n"
+                   "birds sing, [everywhere](https://example.org/x)\n\n1\\. 夜来风雨声\n\\- night wind and rain, \\$5\n:::\n")
+    lines = render(out).find_all("span", class_="bilingual-line")
+    assert [s["lang"] for s in lines] == ["zh-Hans", "en", "zh-Hans", "en", "zh-Hans", "en"]
+    assert lines[-1].get_text() == "- night wind and rain, $5" and lines[3].find("a")["href"] == "https://example.org/x"
+
+
+def test_a_run_inside_a_blockquote_stays_in_it():
+    out, _ = md("<blockquote><p>山高水长<br>Mountains high, rivers long</p><p>后会有期<br>We will meet again</p></blockquote>")
+    assert out == ("> ::: bilingual\n> 山高水长\n> Mountains high, rivers long\n>\n> 后会有期\n> We will meet again\n> :::\n")
+    assert render(out).select_one("blockquote > div.bilingual") is not None
+
+
+@pytest.mark.parametrize("html, expected", [
+    # an English paragraph with a break and a Chinese quote in it (twice)
+    (("<p>Grandma used to say “慢慢来”<br>and she was right, <em>as always</em>.</p>"
+      "<p>Then she said “别着急”<br>so I waited.</p>"),
+     "Grandma used to say “慢慢来”\\\nand she was right, *as always*.\n\nThen she said “别着急”\\\nso I waited.\n"),
+    # a quote introduced by an English line is prose, not a stanza
+    ("<p>She wrote:<br>“山高水长”</p><p>He replied:<br>“后会有期”</p>",
+     "She wrote:\\\n“山高水长”\n\nHe replied:\\\n“后会有期”\n"),
+    # a single two-line paragraph
+    ("<p><strong>她软绵绵的肚子 曾经是他的家</strong><br/> <em>Her cloud-soft belly, once his nest;</em></p><p>After.</p>",
+     "**她软绵绵的肚子 曾经是他的家**\\\n*Her cloud-soft belly, once his nest;*\n\nAfter.\n"),
+    # lines that do not alternate
+    ("<p>山高水长<br>后会有期</p><p>Mountains high<br>we meet again</p>",
+     "山高水长\\\n后会有期\n\nMountains high\\\nwe meet again\n"),
+    ("<p>山高水长<br>Mountains high<br>rivers long</p><p>后会有期<br>We meet again<br>some day</p>",
+     "山高水长\\\nMountains high\\\nrivers long\n\n后会有期\\\nWe meet again\\\nsome day\n"),
+    # stanzas that start in different languages are not one poem
+    ("<p>山高水长<br>Mountains high</p><p>We meet again<br>后会有期</p>",
+     "山高水长\\\nMountains high\n\nWe meet again\\\n后会有期\n"),
+    # stanzas not next to each other
+    ("<p>山高水长<br>Mountains high</p><p>An aside.</p><p>后会有期<br>We meet again</p>",
+     "山高水长\\\nMountains high\n\nAn aside.\n\n后会有期\\\nWe meet again\n"),
+    # an empty line inside a paragraph
+    ("<p>山高水长<br><br>Mountains high</p><p>后会有期<br>We meet again</p>",
+     "山高水长\\\n\\\nMountains high\n\n后会有期\\\nWe meet again\n"),
+    # Japanese is not the Chinese the block is made for
+    ("<p>古池や<br>An old pond</p><p>蛙飛び込む<br>A frog jumps in</p>",
+     "古池や\\\nAn old pond\n\n蛙飛び込む\\\nA frog jumps in\n"),
+    # paragraphs in a list item
+    ("<ul><li><p>山高水长<br>Mountains high</p><p>后会有期<br>We meet again</p></li></ul>",
+     "- 山高水长\\\n  Mountains high\n\n  后会有期\\\n  We meet again\n"),
+])
+def test_paragraphs_that_are_not_a_bilingual_poem_convert_as_before(html, expected):
+    out, _ = md(html)
+    assert out == expected
+    assert "bilingual" not in out and render(out).find(class_="bilingual") is None
+
+
+@pytest.mark.parametrize("markdown", [
+    POEM_MD,
+    ("Before.\n\n::: bilingual\n山高水长\nMountains high, [rivers](https://e.com/r) long\n后会有期\n*We* meet `again`\n\n"
+     "夜来风雨声\nNight wind and rain\n:::\n\nAfter.\n"),
+    "> ::: bilingual\n> 山高水长\n> Mountains high\n>\n> 后会有期\n> We meet again\n> :::\n",
+    "::: bilingual\nOne stanza only\n只有一节\n:::\n",
+])
+def test_our_own_bilingual_blocks_round_trip(markdown):
+    html = str(render(markdown))
+    assert 'class="bilingual"' in html
+    out, warnings = md(html)
+    assert out == markdown and warnings == []

@@ -142,11 +142,22 @@ def test_code_languages(posts):
     assert infos == ["", "python", "", "python"], "Rouge plaintext has no language"
 
 
-def test_poem_keeps_its_line_breaks(posts, rendered):
-    body = posts["baby-poem"].body
-    assert body.count("\\\n") == 4
-    assert "**她软绵绵的肚子 曾经是他的家**\\\n*Her cloud-soft belly, once his nest;*" in body
-    assert rendered["baby-poem"].html.count("<br") == 4
+def test_poem_becomes_a_bilingual_block_with_its_lines(posts, rendered):
+    entry = next(e for e in ENTRIES if "baby-poem" in e.link)
+    theirs = [(p.strong.get_text(), p.em.get_text())
+              for p in BeautifulSoup(entry.content[0].value, "html.parser").find_all("p") if p.find("br")]
+    assert len(theirs) == 4
+    body = posts["baby-poem"].body.strip("\n") + "\n"
+    assert body.startswith("> To my wife, and my newborn baby\n\n::: bilingual\n") and body.endswith("\n:::\n")
+    assert "\\\n" not in body, "no hard-break markers: a bilingual block's lines are its own"
+    block = body.split("::: bilingual\n", 1)[1].rsplit("\n:::", 1)[0]
+    stanzas = [stanza.split("\n") for stanza in block.split("\n\n")]
+    assert stanzas == [[f"**{zh}**", f"*{en}*"] for zh, en in theirs]
+    soup = BeautifulSoup(rendered["baby-poem"].html, "html.parser")
+    shown = [[(span["lang"], span.get_text()) for span in p.find_all("span", class_="bilingual-line")]
+             for p in soup.select("div.bilingual > p.bilingual-stanza")]
+    assert shown == [[("zh-Hans", zh), ("en", en)] for zh, en in theirs]
+    assert len(soup.find_all("br", class_="bilingual-br")) == 4 and len(soup.find_all("br")) == 4
 
 
 def test_galleries_hold_every_image_of_the_seed(posts, rendered):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from site_builder.importer import images, prepare
+from site_builder.importer import bilingual, images, prepare
 from site_builder.importer.html2md import Doc
 
 
@@ -31,6 +31,7 @@ def html_to_markdown(html: str, base: str = "", warn: Callable[[str], None] | No
     images.convert_lightbox_groups(doc)
     images.convert_figures(doc)
     prepare.convert_interactive(doc)
+    bilingual.convert_bilingual(doc)
     prepare.convert_footnote_defs(doc, footnotes)
     body = doc.fragment(doc.soup)
     if doc.footnotes:

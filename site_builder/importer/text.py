@@ -136,3 +136,17 @@ def guess_lang(text: str) -> str:
     if kana > len(cjk) / 10:
         return "ja"
     return "zh"
+
+
+def line_script(text: str) -> str | None:
+    """`zh` for a mostly Chinese line, `latin` for a mostly Latin one, None when mixed, other or empty.
+
+    Chinese is `guess_lang`'s test (CJK characters outnumber Latin words, not kana or hangul); a Latin line
+    has at least one word with a letter and no more than one CJK character per two words.
+    """
+    if guess_lang(text) == "zh":
+        return "zh"
+    words = [w for w in _WORD.findall(text) if re.search(r"[A-Za-z]", w)]
+    if words and 2 * len(_CJK.findall(text)) <= len(words):
+        return "latin"
+    return None
