@@ -1,4 +1,4 @@
-"""Stage 5, assemble: posts + fragments -> the site's pages (posts, lists, tags, archives)."""
+"""Stage 5, assemble: posts + fragments -> the site's pages, per language (posts, lists, tags, archives)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from site_builder.config import SiteConfig
+from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.load import slugify
 from site_builder.models import Page, Post, Rendered
 
 
-@dataclass
+@dataclass(eq=False)
 class PostView:
     """What templates see of a post: its record's fields, its HTML and derived facts."""
 
@@ -24,6 +24,10 @@ class PostView:
     toc: list = field(default_factory=list)
     prev: "PostView | None" = None
     next: "PostView | None" = None
+    translations: list = field(default_factory=list)  # the same post in the site's other languages (PostViews)
+    html_lang: str = ""     # lang attribute value: zh-Hans for zh
+    lang_name: str = ""     # the language's display name: 中文
+    home_lang: str = ""     # which language's lists it belongs to (its own, or the default for an unlisted language)
 
     def __post_init__(self) -> None:  # plain attributes: templates read them thousands of times
         p = self.post
@@ -32,26 +36,41 @@ class PostView:
 
 
 @dataclass
-class SiteModel:
-    """The assembled site: posts newest first, tag and year indexes, every page to write."""
+class LanguageSite:
+    """One language's side of the site: the posts its lists show (its own, plus untranslated others), tags, years."""
 
-    config: SiteConfig
+    lang: Language
     posts: list[PostView]
     tags: dict[str, list[PostView]]
     years: dict[int, list[PostView]]
+    own: list[PostView]     # posts written in this language only: its feed
+
+
+@dataclass
+class SiteModel:
+    """The assembled site: every post newest first, each language's lists, and every page to write."""
+
+    config: SiteConfig
+    posts: list[PostView]
+    languages: dict[str, LanguageSite]
     pages: list[Page]
 
 
-def tag_url(tag: str) -> str:
-    return f"/blog/tag/{slugify(tag)}/"
+def tag_url(tag: str, prefix: str = "/") -> str:
+    return f"{prefix}blog/tag/{slugify(tag)}/"
 
 
-def year_url(year: int) -> str:
-    return f"/blog/{year}/"
+def year_url(year: int, prefix: str = "/") -> str:
+    return f"{prefix}blog/{year}/"
 
 
-def page_url(n: int) -> str:
-    return "/" if n == 1 else f"/page/{n}/"
+def page_url(n: int, prefix: str = "/") -> str:
+    return prefix if n == 1 else f"{prefix}page/{n}/"
+
+
+def feed_path(config: SiteConfig, lang: Language) -> str:
+    """Output path of a language's feed: the main feed for the default language, `zh/feed.xml` for the others."""
+    return config.feed_path if lang.prefix == "/" else lang.prefix.lstrip("/") + config.feed_path.lstrip("/")
 
 
 def reading_minutes(rendered: Rendered) -> int:
@@ -83,45 +102,117 @@ def _card(view: PostView) -> str:
     return card
 
 
-def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str) -> SiteModel:
-    """Order posts, link neighbours, index tags and years, and list every page with its reuse key."""
-    views = [PostView(p, rendered[p.permalink].html, reading_minutes(rendered[p.permalink]), rendered[p.permalink].key,
-                      rendered[p.permalink].toc)
-             for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True)]
-    for newer, older in zip(views, views[1:]):
-        newer.next, older.prev = older, newer  # prev = newer post, next = older post
+def _translation_groups(config: SiteConfig, views: list[PostView]) -> dict[str, dict[str, PostView]]:
+    """translation_key -> {language: view}; two posts in one language for one key is an error."""
+    groups: dict[str, dict[str, PostView]] = defaultdict(dict)
+    for view in views:
+        group = groups[view.post.translation_key]
+        other = group.get(view.post.lang)
+        if other is not None:
+            first, second = sorted((other, view), key=lambda v: v.post.rel)
+            raise SiteError(f"{first.post.rel} and {second.post.rel} are both the {view.post.lang!r} version of "
+                            f"{view.post.translation_key!r} (give one another lang or translation_key)", second.post.rel)
+        group[view.post.lang] = view
+    return groups
+
+
+def _pick(config: SiteConfig, group: dict[str, PostView], code: str) -> PostView:
+    """The version of a post a language's lists show: its own, else the default language's, else the first."""
+    if code in group:
+        return group[code]
+    if config.language in group:
+        return group[config.language]
+    order = list(config.languages)
+    return min(group.values(), key=lambda v: (order.index(v.home_lang), v.post.rel))
+
+
+def _index(views: list[PostView]) -> tuple[dict[str, list[PostView]], dict[int, list[PostView]]]:
     tags: dict[str, list[PostView]] = defaultdict(list)
     years: dict[int, list[PostView]] = defaultdict(list)
     for view in views:
         for tag in view.post.tags:
             tags[tag].append(view)
         years[view.post.date.year].append(view)
-    tags = dict(sorted(tags.items(), key=lambda kv: kv[0].lower()))
-    years = dict(sorted(years.items(), reverse=True))
+    return dict(sorted(tags.items(), key=lambda kv: kv[0].lower())), dict(sorted(years.items(), reverse=True))
+
+
+def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str) -> SiteModel:
+    """Order posts, group translations, build each language's lists, and list every page with its reuse key."""
+    views = []
+    for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True):
+        r = rendered[p.permalink]
+        lang = config.lang(p.lang)
+        view = PostView(p, r.html, reading_minutes(r), r.key, r.toc, html_lang=config.html_lang(p.lang),
+                        lang_name=lang.name if p.lang == lang.code else p.lang, home_lang=lang.code)
+        views.append(view)
+    groups = _translation_groups(config, views)
+    for view in views:
+        group = groups[view.post.translation_key]
+        view.translations = [group[c] for c in config.languages if c in group and group[c] is not view]
+    sites: dict[str, LanguageSite] = {}
+    for code, lang in config.languages.items():
+        chosen = {id(_pick(config, g, code)) for g in groups.values()}
+        listed = [v for v in views if id(v) in chosen]
+        tags, years = _index(listed)
+        sites[code] = LanguageSite(lang, listed, tags, years, [v for v in views if v.post.lang == code])
+    for lsite in sites.values():  # neighbours: the posts around a post in its own language's list, as its home shows
+        listed = lsite.posts
+        for i, view in enumerate(listed):
+            if view.home_lang == lsite.lang.code:  # prev = newer post, next = older post
+                view.prev = listed[i - 1] if i > 0 else None
+                view.next = listed[i + 1] if i + 1 < len(listed) else None
     pages: list[Page] = []
     for view in views:
         neighbours = tuple(_card(v) if v else None for v in (view.prev, view.next))
-        pages.append(Page(_out(view.url), "post.html", {"post": view, "page_title": view.post.title},
-                          key=_key(site_key, "post", view.post.digest, view.key, neighbours)))
-    pages += _paginate(config, views, site_key)
-    tag_index = [(t, tag_url(t), len(vs)) for t, vs in tags.items()]
-    for tag, tviews in tags.items():
-        pages.append(Page(_out(tag_url(tag)), "list.html",
-                          {"posts": tviews, "page_title": f"#{tag}", "heading": tag, "kind": "tag"},
-                          key=_key(site_key, "tag", tag, [_card(v) for v in tviews])))
-    for year, yviews in years.items():
-        pages.append(Page(_out(year_url(year)), "archive.html",
-                          {"groups": [(year, yviews)], "page_title": str(year), "kind": "year"},
-                          key=_key(site_key, "year", year, [_card(v) for v in yviews])))
-    all_cards = [_card(v) for v in views]
-    pages.append(Page(_out("/blog/"), "archive.html",
-                      {"groups": list(years.items()), "page_title": "Archive", "kind": "archive", "tag_index": tag_index},
-                      key=_key(site_key, "archive", all_cards)))
-    pages.append(Page(_out("/blog/tag/"), "tags.html", {"tag_index": tag_index, "page_title": "Tags", "kind": "tags"},
-                      key=_key(site_key, "tags", tag_index)))
-    pages.append(Page("404.html", "404.html", {"page_title": "Not found", "kind": "404"}, key=_key(site_key, "404")))
+        alternates = _alternates(config, view.home_lang, {v.home_lang: v.url for v in [view, *view.translations]})
+        pages.append(Page(_out(view.url), "post.html",
+                          {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang),
+                           "alternates": alternates},
+                          key=_key(site_key, "post", view.post.digest, view.key, neighbours, alternates,
+                                   [_card(v) for v in view.translations])))
+    for code, lsite in sites.items():
+        pages += _language_pages(config, lsite, sites, site_key)
+    pages.append(Page("404.html", "404.html", {"page_title": None, "kind": "404", "ui": config.lang(config.language),
+                                                "alternates": []}, key=_key(site_key, "404")))
     _check_collisions(config, pages)
-    return SiteModel(config, views, tags, years, pages)
+    return SiteModel(config, views, sites, pages)
+
+
+def _alternates(config: SiteConfig, current: str, urls: dict[str, str]) -> list[dict]:
+    """Every language with this page's URL in it (its home page when the page has no version there)."""
+    if len(config.languages) < 2:
+        return []
+    return [{"code": c, "name": lang.name, "html_lang": lang.html_lang, "url": urls.get(c, lang.prefix),
+             "exists": c in urls, "current": c == current} for c, lang in config.languages.items()]
+
+
+def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, LanguageSite], site_key: str) -> list[Page]:
+    lang, prefix, code = lsite.lang, lsite.lang.prefix, lsite.lang.code
+
+    def page(url: str, template: str, context: dict, *key_parts, others=None) -> Page:
+        alternates = _alternates(config, code, others if others is not None else
+                                 {c: url.replace(prefix, s.lang.prefix, 1) for c, s in sites.items()})
+        context.update(ui=lang, alternates=alternates)
+        return Page(_out(url), template, context, key=_key(site_key, code, url, alternates, *key_parts))
+
+    pages = _paginate(config, lsite, sites, page)
+    tag_index = [(t, tag_url(t, prefix), len(vs)) for t, vs in lsite.tags.items()]
+    for tag, tviews in lsite.tags.items():
+        others = {c: tag_url(tag, s.lang.prefix) for c, s in sites.items() if tag in s.tags}
+        pages.append(page(tag_url(tag, prefix), "list.html",
+                          {"posts": tviews, "page_title": f"#{tag}", "heading": tag, "kind": "tag"},
+                          "tag", tag, [_card(v) for v in tviews], others=others))
+    for year, yviews in lsite.years.items():
+        others = {c: year_url(year, s.lang.prefix) for c, s in sites.items() if year in s.years}
+        pages.append(page(year_url(year, prefix), "archive.html",
+                          {"groups": [(year, yviews)], "page_title": str(year), "kind": "year"},
+                          "year", year, [_card(v) for v in yviews], others=others))
+    pages.append(page(f"{prefix}blog/", "archive.html",
+                      {"groups": list(lsite.years.items()), "page_title": None, "kind": "archive",
+                       "tag_index": tag_index}, "archive", [_card(v) for v in lsite.posts]))
+    pages.append(page(f"{prefix}blog/tag/", "tags.html", {"tag_index": tag_index, "page_title": None, "kind": "tags"},
+                      "tags", tag_index))
+    return pages
 
 
 RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
@@ -129,7 +220,8 @@ RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
 
 def _check_collisions(config: SiteConfig, pages: list[Page]) -> None:
     """Two pages for one output file is an error naming the post(s) involved."""
-    owners: dict[str, Page | None] = {path: None for path in (config.feed_path, *RESERVED)}
+    feeds = [feed_path(config, lang) for lang in config.languages.values()]
+    owners: dict[str, Page | None] = {path: None for path in (*feeds, *RESERVED)}
     for page in pages:
         if page.path in owners:
             other = owners[page.path]
@@ -140,17 +232,18 @@ def _check_collisions(config: SiteConfig, pages: list[Page]) -> None:
         owners[page.path] = page
 
 
-def _paginate(config: SiteConfig, views: list[PostView], site_key: str) -> list[Page]:
-    per = config.posts_per_page
+def _paginate(config: SiteConfig, lsite: LanguageSite, sites: dict[str, LanguageSite], page) -> list[Page]:
+    per, prefix, views = config.posts_per_page, lsite.lang.prefix, lsite.posts
     total = max(1, math.ceil(len(views) / per))
     pages = []
     for n in range(1, total + 1):
         chunk = views[(n - 1) * per: n * per]
         pager = {"number": n, "total": total,
-                 "newer": page_url(n - 1) if n > 1 else None,
-                 "older": page_url(n + 1) if n < total else None}
-        pages.append(Page(_out(page_url(n)), "list.html",
-                          {"posts": chunk, "pager": pager, "kind": "home",
-                           "page_title": None if n == 1 else f"Page {n}"},
-                          key=_key(site_key, "home", n, total, [_card(v) for v in chunk])))
+                 "newer": page_url(n - 1, prefix) if n > 1 else None,
+                 "older": page_url(n + 1, prefix) if n < total else None}
+        others = {c: page_url(n, s.lang.prefix) for c, s in sites.items()
+                  if n <= max(1, math.ceil(len(s.posts) / per))}
+        pages.append(page(page_url(n, prefix), "list.html",
+                          {"posts": chunk, "pager": pager, "kind": "home", "page_title": None if n == 1 else n},
+                          "home", n, total, [_card(v) for v in chunk], others=others))
     return pages

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder import __version__
-from site_builder.assemble import assemble, tag_url, year_url
+from site_builder.assemble import assemble, feed_path
 from site_builder.cache import BuildCache, content_key
 from site_builder.check import EXEC_CACHE
 from site_builder.config import SiteConfig, load_config
@@ -20,7 +20,7 @@ from site_builder.load import check_posts, find_post_files, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parallel import fork_map
 from site_builder.render import RENDER_VERSION, exec_fence_hook, pygments_css, render_post
-from site_builder.write import OutputWriter, Theme, check_output_dir, find_theme, make_env, write_pages
+from site_builder.write import OutputWriter, Theme, check_output_dir, find_theme, make_env, ui_strings, write_pages
 
 CACHE_FILE = Path(".cache") / "build.pickle"
 
@@ -137,7 +137,7 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     theme = find_theme(config)
     check_output_dir(root, output)
     cache = warm if warm is not None else BuildCache.open(root / CACHE_FILE)
-    loading_key = content_key(config.permalink, config.url, config.language, config.posts_dir)
+    loading_key = content_key(config.permalink, config.url, config.language, config.posts_dir, repr(config.languages))
     if cache.loading_key != loading_key:  # loaded posts depend on these settings
         cache.posts, cache.loading_key = {}, loading_key
     lap("setup")
@@ -145,7 +145,10 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     lap("load+render")
     site_key = _site_key(config, theme)
     model = assemble(config, posts, rendered, site_key)
-    env = make_env(config, theme, {"tags": model.tags, "years": model.years, "tag_url": tag_url, "year_url": year_url})
+    strings, warnings = ui_strings(config, theme)
+    for warning in warnings:
+        log(warning)
+    env = make_env(config, theme, {}, strings)
     previous = cache.pages if cache.output == str(output) else {}
     writer = OutputWriter(output, previous, build_id=uuid.uuid4().hex, previous_id=cache.build_id)
     lap("assemble")
@@ -154,6 +157,14 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
         lap("pages")
         feed_key = _feed_key(site_key, model.posts)
         writer.put(config.feed_path, feed_key, lambda: atom_feed(config, model.posts, entry_cache=cache.feed_entries))
+        for code, lsite in model.languages.items():  # each other language: a feed of the posts written in it
+            if code != config.language:
+                lang = lsite.lang
+                writer.put(feed_path(config, lang), content_key(_feed_key(site_key, lsite.own), code),
+                           lambda lsite=lsite, lang=lang: atom_feed(
+                               config, lsite.own, feed_path=feed_path(config, lang), lang=lang.code,
+                               title=lang.title or f"{config.title} ({lang.name})", home=lang.prefix,
+                               entry_cache=cache.feed_entries))
         urls = [("/", model.posts[0].post.updated if model.posts else None)]
         urls += [(v.url, v.post.updated) for v in model.posts]
         urls += [("/" + p.path.removesuffix("index.html"), None) for p in model.pages

@@ -13,6 +13,37 @@ from site_builder.errors import SiteError
 CONFIG_NAME = "site.yml"
 
 
+_DATE_FORMATS = {  # (long, short) strftime formats a language gets unless site.yml sets its own
+    "en": ("%b %-d, %Y", "%b %d"),
+    "zh": ("%Y年%-m月%-d日", "%-m月%-d日"),
+    "ja": ("%Y年%-m月%-d日", "%-m月%-d日"),
+    "ko": ("%Y년 %-m월 %-d일", "%-m월 %-d일"),
+}
+_NAMES = {"en": "English", "zh": "中文", "ja": "日本語", "ko": "한국어", "fr": "Français", "de": "Deutsch", "es": "Español"}
+_HTML_LANG = {"zh": "zh-Hans"}
+
+
+@dataclass
+class Language:
+    """One language of the site: its code, display name, URL prefix, date formats and `<html lang>`."""
+
+    code: str
+    name: str
+    prefix: str                 # "/" for the default language, "/zh/" for the others unless set
+    date_format: str
+    short_date_format: str
+    html_lang: str              # BCP 47 tag for lang attributes: zh -> zh-Hans
+    title: str = ""             # optional site title and subtitle in this language
+    subtitle: str = ""
+
+    @classmethod
+    def default_for(cls, code: str, default: bool) -> "Language":
+        base = code.split("-")[0].lower()
+        long, short = _DATE_FORMATS.get(base, ("%Y-%m-%d", "%m-%d"))
+        return cls(code, _NAMES.get(base, code), "/" if default else f"/{code}/", long, short,
+                   _HTML_LANG.get(code, code))
+
+
 @dataclass
 class SiteConfig:
     """Site-wide settings, with the defaults a new site gets."""
@@ -30,7 +61,16 @@ class SiteConfig:
     feed_path: str = "feed.xml"
     feed_id: str = ""
     feed_limit: int = 0
+    languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     extra: dict = field(default_factory=dict)
+
+    def lang(self, code: str) -> Language:
+        """A configured language, or the default one for a post in a language the site does not list."""
+        return self.languages.get(code) or self.languages[self.language]
+
+    def html_lang(self, code: str) -> str:
+        found = self.languages.get(code)
+        return found.html_lang if found else _HTML_LANG.get(code, code)
 
     @property
     def base_url(self) -> str:
@@ -110,6 +150,7 @@ def load_config(root: Path) -> SiteConfig:
         data = {}
     if not isinstance(data, dict):
         raise SiteError("site.yml must be a mapping of settings", rel, 1)
+    languages = data.pop("languages", None)
     for key, value in data.items():
         kind = _FIELDS.get(key)
         if kind is None:
@@ -124,9 +165,66 @@ def load_config(root: Path) -> SiteConfig:
             setattr(cfg, key, kind(value if value is not None else ""))
         except (TypeError, ValueError):
             raise SiteError(f"setting {key!r} must be {kind.__name__}, got {value!r}", rel, line) from None
+    cfg.languages = _load_languages(cfg, languages, text)
     if cfg.posts_per_page < 1:
         raise SiteError(f"posts_per_page must be at least 1, got {cfg.posts_per_page}", rel,
                         _key_line(text, "posts_per_page"))
     if not cfg.theme or cfg.theme.startswith(".") or any(c in cfg.theme for c in "/\\\0"):
         raise SiteError(f"theme must be the name of a folder in themes/, got {cfg.theme!r}", rel, _key_line(text, "theme"))
     return cfg
+
+
+_LANG_FIELDS = {"name", "prefix", "date_format", "short_date_format", "html_lang", "title", "subtitle"}
+
+
+def _load_languages(cfg: SiteConfig, data, text: str) -> dict[str, Language]:
+    """`languages:` of site.yml: a mapping code -> settings (or a list of codes); the default language comes first."""
+    rel = CONFIG_NAME
+    line = _key_line(text, "languages")
+    if data is None:
+        return {cfg.language: Language.default_for(cfg.language, True)}
+    if isinstance(data, list) and all(isinstance(c, str) for c in data):
+        data = {c: {} for c in data}
+    if not isinstance(data, dict) or not data:
+        raise SiteError("'languages' must map language codes to their settings, e.g. zh: {name: 中文}", rel, line)
+    if cfg.language not in data:
+        raise SiteError(f"the default language {cfg.language!r} ('language') is not listed in 'languages'", rel, line)
+    out: dict[str, Language] = {}
+    prefixes: dict[str, str] = {}
+    for code in [cfg.language] + [c for c in data if c != cfg.language]:
+        settings = data[code] or {}
+        code_line = _nested_key_line(text, str(code), line)
+        if not isinstance(code, str) or not re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*", code):
+            raise SiteError(f"{code!r} is not a language code such as en, zh or pt-BR", rel, code_line)
+        if not isinstance(settings, dict):
+            raise SiteError(f"settings of language {code!r} must be a mapping (name, prefix, date_format)", rel, code_line)
+        unknown = sorted(set(settings) - _LANG_FIELDS)
+        if unknown:
+            raise SiteError(f"unknown setting {unknown[0]!r} for language {code!r} (known: {', '.join(sorted(_LANG_FIELDS))})",
+                            rel, _nested_key_line(text, unknown[0], code_line))
+        lang = Language.default_for(code, code == cfg.language)
+        for key, value in settings.items():
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise SiteError(f"setting {key!r} of language {code!r} must be text, got {value!r}", rel,
+                                _nested_key_line(text, key, code_line))
+            setattr(lang, key, str(value))
+        prefix = "/" + lang.prefix.strip().strip("/") + "/" if lang.prefix.strip("/ ") else "/"
+        if (prefix == "/") != (code == cfg.language):
+            raise SiteError(f"language {code!r}: only the default language ({cfg.language}) lives at '/'; "
+                            f"give it prefix '/' and the others their own, e.g. /{code}/", rel,
+                            _nested_key_line(text, "prefix", code_line) or code_line)
+        if prefix in prefixes:
+            raise SiteError(f"languages {prefixes[prefix]!r} and {code!r} share the prefix {prefix}", rel, code_line)
+        prefixes[prefix] = code
+        lang.prefix = prefix
+        out[code] = lang
+    return out
+
+
+def _nested_key_line(text: str, key: str, after: int | None) -> int | None:
+    """Line of an indented `key:` after line `after` (for settings inside `languages:`)."""
+    lines = text.split("\n")
+    for n in range((after or 0), len(lines)):
+        if re.match(rf"\s+{re.escape(key)}\s*:", lines[n]) or re.match(rf"\s*-?\s*{re.escape(key)}\s*:", lines[n]):
+            return n + 1
+    return after

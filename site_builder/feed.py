@@ -16,13 +16,18 @@ def _iso(dt: datetime) -> str:
 
 
 def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lang: str | None = None,
-              title: str | None = None, entry_cache: dict | None = None) -> str:
-    """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML."""
+              title: str | None = None, home: str = "/", entry_cache: dict | None = None) -> str:
+    """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML.
+
+    With no `feed_path` it is the site's main feed (its id is `feed_id` from site.yml); a language's own feed
+    passes its path, language, title and home page.
+    """
+    main = feed_path is None
     feed_path = feed_path or config.feed_path
     lang = lang or config.language
     self_url = config.absolute("/" + feed_path.lstrip("/"))
-    home = config.absolute("/")
-    feed_id = config.feed_id or self_url
+    home = config.absolute(home)
+    feed_id = (config.feed_id or self_url) if main else self_url
     chosen = views[: config.feed_limit] if config.feed_limit else views
     updated = max((v.post.updated for v in chosen), default=datetime.now(timezone.utc))
     out = ['<?xml version="1.0" encoding="utf-8"?>',

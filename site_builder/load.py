@@ -121,11 +121,21 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
     if not isinstance(tags, list):
         raise SiteError("'tags' must be a list", rel, _key_line(text, "tags"))
-    lang = str(meta.get("lang") or cfg.language)
-    stem = path.stem
+    stem, suffix_lang = split_lang_suffix(path.stem, cfg)
+    lang = str(meta.get("lang") or suffix_lang or cfg.language)
+    if suffix_lang and meta.get("lang") and str(meta["lang"]) != suffix_lang:
+        raise SiteError(f"the file name says language {suffix_lang!r} but the front matter says lang: {meta['lang']}",
+                        rel, _key_line(text, "lang"))
     slug = str(meta.get("slug") or slugify(stem))
     permalink = meta.get("permalink")
-    permalink = normalise_permalink(str(permalink)) if permalink else make_permalink(cfg.permalink, dt, slug, lang)
+    if permalink:
+        permalink = normalise_permalink(str(permalink))
+    else:
+        pattern = cfg.permalink
+        prefix = cfg.languages[lang].prefix if lang in cfg.languages else "/"
+        if ":lang" not in pattern and prefix != "/":  # other languages live under their prefix: /zh/blog/...
+            pattern = prefix + pattern.lstrip("/")
+        permalink = make_permalink(pattern, dt, slug, lang)
     problem = unsafe_permalink(permalink)
     if problem:
         key = "permalink" if meta.get("permalink") else "slug" if meta.get("slug") else None
@@ -136,7 +146,25 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
         tags=[str(t) for t in tags], lang=lang, slug=slug, permalink=permalink,
         id=post_id, summary=str(meta.get("summary") or ""), body=body,
         body_line=body_line, meta=meta, digest=hashlib.sha1(data).hexdigest(),
+        translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg)),
     )
+
+
+def split_lang_suffix(stem: str, cfg: SiteConfig) -> tuple[str, str | None]:
+    """`hello.zh` -> ("hello", "zh") when zh is one of the site's languages; else (stem, None)."""
+    base, dot, code = stem.rpartition(".")
+    if dot and base and code in cfg.languages:
+        return base, code
+    return stem, None
+
+
+def _translation_key(path: Path, stem: str, cfg: SiteConfig) -> str:
+    """Files named alike but for the language suffix are translations of each other: key = their shared path."""
+    try:
+        folder = path.parent.resolve().relative_to((cfg.root / cfg.posts_dir).resolve())
+    except ValueError:
+        folder = path.parent
+    return (folder / stem).as_posix()
 
 
 def _rel(path: Path, root: Path) -> str:

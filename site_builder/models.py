@@ -26,6 +26,7 @@ class Post:
     body_line: int          # 1-based line of the body's first line in the file
     meta: dict = field(default_factory=dict)
     digest: str = ""        # hash of the file's bytes
+    translation_key: str = ""  # posts sharing it are one post in several languages (`x.md` + `x.zh.md`)
 
 
 @dataclass

@@ -11,7 +11,8 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from site_builder.config import CONFIG_NAME, SiteConfig
+from site_builder.assemble import feed_path, tag_url, year_url
+from site_builder.config import CONFIG_NAME, Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
 from site_builder.parallel import fork_map
@@ -47,22 +48,66 @@ def load_strings(theme: Theme, lang: str) -> dict:
         path = d / "i18n" / f"{lang}.yml"
         if path.exists():
             try:
-                strings.update(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+                data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 raise SiteError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path, mark.line + 1 if mark else None) from None
+            if not isinstance(data, dict):
+                raise SiteError("UI strings must be a mapping of key: text", path, 1)
+            strings.update({str(k): str(v) for k, v in data.items()})
     return strings
 
 
-def make_env(config: SiteConfig, theme: Theme, globals_: dict) -> jinja2.Environment:
+def ui_strings(config: SiteConfig, theme: Theme) -> tuple[dict[str, dict], list[str]]:
+    """Every language's UI strings, missing keys filled from the default language; and one warning per language lacking some."""
+    default = load_strings(theme, config.language)
+    table, warnings = {config.language: default}, []
+    for code in config.languages:
+        if code == config.language:
+            continue
+        own = load_strings(theme, code)
+        missing = [k for k in default if k not in own]
+        if missing:
+            where = f"themes/{theme.name}/i18n/{code}.yml"
+            shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+            warnings.append(f"warning: {where}: no UI text for {shown}; using {config.language}")
+        table[code] = {**default, **own}
+    return table, warnings
+
+
+def make_env(config: SiteConfig, theme: Theme, globals_: dict, strings: dict[str, dict] | None = None) -> jinja2.Environment:
+    """Jinja environment; `t`, `datefmt`, `tag_url`, `year_url` and `lang_url` follow the page's language (`ui`)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(d / "templates") for d in theme.dirs]),
         autoescape=jinja2.select_autoescape(["html", "xml"]),
         trim_blocks=True, lstrip_blocks=True,
     )
-    strings = load_strings(theme, config.language)
-    env.globals.update(site=config, t=lambda key: strings.get(key, key), **globals_)
-    env.filters["datefmt"] = lambda dt, fmt="%b %-d, %Y": dt.strftime(fmt) if isinstance(dt, datetime) else ""
+    strings = strings if strings is not None else ui_strings(config, theme)[0]
+    default_ui = config.lang(config.language)
+
+    def ui(ctx) -> "Language":
+        return ctx.get("ui") or default_ui
+
+    @jinja2.pass_context
+    def t(ctx, key: str) -> str:
+        table = strings.get(ui(ctx).code) or strings[config.language]
+        return table.get(key, key)
+
+    @jinja2.pass_context
+    def datefmt(ctx, dt, fmt: str = "long") -> str:
+        if not isinstance(dt, datetime):
+            return ""
+        lang = ui(ctx)
+        return dt.strftime(lang.date_format if fmt == "long" else lang.short_date_format if fmt == "short" else fmt)
+
+    env.globals.update(
+        site=config, t=t,
+        tag_url=jinja2.pass_context(lambda ctx, tag: tag_url(tag, ui(ctx).prefix)),
+        year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
+        lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
+        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
+        **globals_)
+    env.filters["datefmt"] = datefmt
     env.filters["isodate"] = lambda dt: dt.isoformat(timespec="seconds")
     env.filters["absolute"] = config.absolute
     return env
