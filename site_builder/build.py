@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import uuid
 from dataclasses import dataclass
@@ -13,16 +14,18 @@ from site_builder.assemble import assemble, feed_path
 from site_builder.cache import BuildCache, content_key
 from site_builder.check import EXEC_CACHE
 from site_builder.config import SiteConfig, load_config
-from site_builder.errors import ExecutionFailed
+from site_builder.errors import ExecutionFailed, SiteError
 from site_builder.execute import ExecOptions, executes, failure_lines, run_posts
 from site_builder.feed import atom_feed, robots, sitemap
 from site_builder.load import check_posts, find_post_files, load_post
-from site_builder.models import Post, Rendered
+from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_name
+from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parallel import fork_map
 from site_builder.render import RENDER_VERSION, exec_fence_hook, pygments_css, render_post
 from site_builder.write import OutputWriter, Theme, check_output_dir, find_theme, make_env, ui_strings, write_pages
 
 CACHE_FILE = Path(".cache") / "build.pickle"
+IMAGE_CACHE = Path(".cache") / "images"
 
 
 @dataclass
@@ -40,6 +43,7 @@ class BuildResult:
     runs: dict
     changed_paths: list[str]
     cache: BuildCache
+    images: int = 0         # local images processed (0 when every variant was already in the output)
 
 
 def _theme_digest(theme: Theme) -> str:
@@ -66,11 +70,12 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
                     keep_going: bool = False) -> tuple[list[Post], dict[str, Rendered], int, dict]:
     """Load every post, run the executing ones, render fragments; only changed files are read, in parallel."""
     known, todo = [], []
+    content_dir = config.root / "content"
     for path in find_post_files(config):
         st = path.stat()
         stamp = (st.st_mtime_ns, st.st_size)
         hit = cache.posts.get(str(path))
-        if hit and hit[0] == stamp and hit[2] in cache.fragments:
+        if hit and hit[0] == stamp and hit[2] in cache.fragments and _images_unchanged(cache.fragments[hit[2]]):
             known.append((hit[1], stamp, hit[2], None))
         else:
             todo.append((path, stamp))
@@ -82,7 +87,7 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
             key = "" if executes(post) else fragment_key(post)  # executing posts are rendered after their code ran
             rendered = None
             if key and key not in cache.fragments:
-                rendered = render_post(post)
+                rendered = render_post(post, content_dir=content_dir)
                 rendered.key = key
             out.append((post, stamp, key, rendered))
         return out
@@ -99,8 +104,8 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
         run = runs.get(post.rel)
         if run is not None:
             key = content_key(RENDER_VERSION, post.body, run.key, repr(run.failures), str(keep_going))
-            if key not in cache.fragments:
-                rendered = render_post(post, exec_fence_hook(run, keep_going))
+            if key not in cache.fragments or not _images_unchanged(cache.fragments[key]):
+                rendered = render_post(post, exec_fence_hook(run, keep_going), content_dir)
                 rendered.key = key
             results[i] = (post, stamp, key, rendered)
     fresh = 0
@@ -112,6 +117,57 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
     cache.posts = {str(post.source): (stamp, post, key) for post, stamp, key, _ in results}
     published = {id(p) for p in posts}
     return posts, {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published}, fresh, runs
+
+
+def _images_unchanged(rendered: Rendered) -> bool:
+    """A cached fragment holds its images' sizes: it stays valid while every image file is as it was."""
+    for use in rendered.images:
+        try:
+            st = os.stat(use.source)
+        except OSError:
+            return False
+        if (st.st_mtime_ns, st.st_size) != use.stamp:
+            return False
+    return True
+
+
+def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Path) -> int:
+    """Stage every local image's WebP variants and its original; only images whose outputs changed are worked on.
+
+    Returns how many images were processed (0 when the output already holds them all).
+    """
+    uses: dict[str, ImageUse] = {}
+    for r in rendered:
+        for use in r.images:
+            uses.setdefault(use.out, use)
+    todo: list[tuple[ImageUse, list[tuple[str, int | None]]]] = []
+    for use in uses.values():
+        stem = f"{use.source}:{use.stamp}:{IMAGE_VERSION}"
+        folder = use.out.rsplit("/", 1)[0] + "/" if "/" in use.out else ""
+        outputs = [(use.out, None)] + [(folder + variant_name(use.out.rsplit("/", 1)[-1], w), w) for w in use.widths]
+        wanted = [(rel, w) for rel, w in outputs if writer.needs(rel, f"image:{stem}:{w}")]
+        if wanted:
+            todo.append((use, wanted))
+    if not todo:
+        return 0
+    infos = [probe(use.source) if _stamp(use.source) == use.stamp else None for use, _ in todo]
+    results = process_all([i for i in infos if i is not None], cache_dir) if any(infos) else []
+    it = iter(results)
+    for (use, wanted), info in zip(todo, infos):
+        result = next(it) if info is not None else ImageError("changed while the site was building; build again")
+        if isinstance(result, ImageError):
+            raise SiteError(f"image {os.path.basename(use.source)}: {result}", use.rel, use.line)
+        for rel, width in wanted:
+            writer.copy_file(rel, result.original if width is None else result.variants[width])
+    return len(todo)
+
+
+def _stamp(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def _feed_key(site_key: str, views) -> str:
@@ -155,6 +211,8 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     try:
         pages_rendered = write_pages(writer, env, theme, model.pages)
         lap("pages")
+        images = publish_images(writer, list(rendered.values()), root / IMAGE_CACHE)
+        lap("images")
         feed_key = _feed_key(site_key, model.posts)
         writer.put(config.feed_path, feed_key, lambda: atom_feed(config, model.posts, entry_cache=cache.feed_entries))
         for code, lsite in model.languages.items():  # each other language: a feed of the posts written in it
@@ -190,4 +248,4 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
         log(f"warning: could not save the build cache: {exc}")
     lap("save cache")
     return BuildResult(output, len(posts), fresh, len(writer.keys), pages_rendered, changed,
-                       time.perf_counter() - start, timings, runs, writer.changed, cache)
+                       time.perf_counter() - start, timings, runs, writer.changed, cache, images)

@@ -41,7 +41,8 @@ def cmd_build(args) -> int:
               + (" (shown in the pages: --keep-going)" if failed else ""))
     print(f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
           f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
-          f"{result.files_changed} of {result.pages} files changed")
+          f"{result.files_changed} of {result.pages} files changed"
+          + (f", {result.images} images processed" if result.images else ""))
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
     return 0

@@ -30,6 +30,18 @@ class Post:
 
 
 @dataclass
+class ImageUse:
+    """A local image a post shows: where it is, where it goes in the output, and which WebP widths it gets."""
+
+    source: Path            # the image file
+    stamp: tuple            # (st_mtime_ns, st_size) when it was probed
+    out: str                # output path of the published original, e.g. "blog/2025/trip/p1.jpg"
+    widths: tuple           # WebP variant widths
+    rel: str                # the post, for messages
+    line: int | None        # the line of the image in the post
+
+
+@dataclass
 class Rendered:
     """A post's HTML fragment (stage: render)."""
 
@@ -39,6 +51,7 @@ class Rendered:
     math_count: int = 0
     toc: list = field(default_factory=list)
     key: str = ""           # hash of the Markdown it was rendered from
+    images: list = field(default_factory=list)  # ImageUse of every local image, to process and publish
 
 
 @dataclass

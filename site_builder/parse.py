@@ -14,9 +14,11 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
+from site_builder.errors import SiteError
 from site_builder.load import slugify
 
 _FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
+GALLERY_LAYOUTS = ("masonry", "grid", "row")
 
 
 def heading_slug(text: str) -> str:
@@ -27,13 +29,23 @@ def _gallery_rules(state: StateCore) -> None:
     """Mark images in galleries and lone captioned images as figures; attach gallery captions."""
     tokens = state.tokens
     depth = 0
+    opened: list[tuple[Token, int]] = []  # open galleries and how many images they held when opened
+    images_seen = 0
     for i, tok in enumerate(tokens):
         if tok.type == "container_gallery_open":
             depth += 1
             layout = (tok.info.split() + ["", ""])[1] or "masonry"
+            if layout not in GALLERY_LAYOUTS:
+                raise SiteError(f"unknown gallery layout {layout!r} (use one of: {', '.join(GALLERY_LAYOUTS)})",
+                                state.env.get("rel"), _env_line(state.env, tok))
             tok.meta["layout"] = layout
+            opened.append((tok, images_seen))
         elif tok.type == "container_gallery_close":
             depth -= 1
+            start, before = opened.pop()
+            if images_seen == before:
+                raise SiteError("gallery has no image (put Markdown images, one per line, between '::: gallery' and ':::')",
+                                state.env.get("rel"), _env_line(state.env, start))
             # a paragraph right after the block starting with ": " is the gallery's caption
             if (i + 3 < len(tokens) and tokens[i + 1].type == "paragraph_open"
                     and tokens[i + 2].content.startswith(": ")):
@@ -50,6 +62,7 @@ def _gallery_rules(state: StateCore) -> None:
                     if c.type not in ("image", "softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
             if images and not rest and (depth > 0 or len(images) == 1):
                 tok.hidden = tokens[i + 2].hidden = True
+                images_seen += len(images)
                 for img in images:
                     img.meta["figure"] = True
                     img.meta["in_gallery"] = depth > 0
@@ -92,6 +105,10 @@ def _bilingual_rules(state: StateCore) -> None:
                 opener.attrSet("lang", line_lang(text))
                 children += [opener, *line, Token("bilingual_line_close", "span", -1)]
             inline.children = children
+
+
+def _env_line(env: dict, tok: Token) -> int | None:
+    return env.get("line_offset", 1) + tok.map[0] if tok.map else None
 
 
 def _inline_lines(state: StateCore) -> None:

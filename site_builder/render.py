@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+import os
 from html import escape
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
 
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it.renderer import RendererHTML
@@ -15,10 +18,11 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from site_builder.errors import SiteError
-from site_builder.models import Post, Rendered
+from site_builder.images import ImageError, probe, variant_name
+from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
-RENDER_VERSION = "5"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "6"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -129,17 +133,29 @@ class PostRenderer(RendererHTML):
     def image(self, tokens, idx, options, env):
         tok = tokens[idx]
         alt = self.renderInlineAsText(tok.children or [], options, env)
-        src = escape(tok.attrGet("src") or "")
+        src = tok.attrGet("src") or ""
         title = tok.attrGet("title")
         title_attr = f' title="{escape(title)}"' if title else ""
         n = env["image_count"] = env.get("image_count", 0) + 1
         loading = "eager" if n <= 2 else "lazy"
-        img = f'<img src="{src}" alt="{escape(alt)}"{title_attr} loading="{loading}" decoding="async">'
+        in_gallery = tok.meta.get("in_gallery")
+        local = local_image(src, env, _line(env, tok))
+        if local is None:
+            img = f'<img src="{escape(src)}" alt="{escape(alt)}"{title_attr} loading="{loading}" decoding="async">'
+            href, data = escape(src), ""
+        else:
+            url, use, (width, height) = local
+            srcset = ", ".join(f"{_sibling(url, variant_name(url.rsplit('/', 1)[-1], w))} {w}w" for w in use.widths)
+            sizes = "(min-width: 46rem) 22rem, 100vw" if in_gallery else "(min-width: 46rem) 46rem, 100vw"
+            img = (f'<picture><source type="image/webp" srcset="{escape(srcset)}" sizes="{sizes}">'
+                   f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr} width="{width}" height="{height}" '
+                   f'loading="{loading}" decoding="async"></picture>')
+            href, data = escape(url), f' data-srcset="{escape(srcset)}"'
         if not tok.meta.get("figure"):
             return img
         caption = f"<figcaption>{escape(alt)}</figcaption>" if alt else ""
-        if tok.meta.get("in_gallery"):
-            return f'<figure class="gallery-item"><a href="{src}" class="gallery-link">{img}</a>{caption}</figure>\n'
+        if in_gallery:
+            return f'<figure class="gallery-item"><a class="gallery-link" href="{href}"{data}>{img}</a>{caption}</figure>\n'
         return f"<figure>{img}{caption}</figure>\n"
 
     def container_gallery_open(self, tokens, idx, options, env):
@@ -177,6 +193,47 @@ class PostRenderer(RendererHTML):
         if tokens[idx].meta.get("bilingual"):
             return "</p>\n"
         return super().renderToken(tokens, idx, options, env)
+
+
+def _sibling(url: str, name: str) -> str:
+    return url.rsplit("/", 1)[0] + "/" + quote(name)
+
+
+def local_image(src: str, env: dict, line: int | None):
+    """For an image in the site's content: (its URL, an ImageUse, displayed size); None for remote URLs.
+
+    `photo.jpg` is looked up next to the post and published in the post's folder; `/images/x.jpg` and
+    anything else under content/ keep their path below content/. A missing or unreadable file is a SiteError.
+    """
+    parts = urlsplit(src)
+    post: Post | None = env.get("post")
+    if post is None or parts.scheme or parts.netloc or not parts.path or src.startswith(("#", "data:")):
+        return None
+    content = Path(env["content_dir"])
+    rel_path = unquote(parts.path)
+    post_dir = post.source.parent
+    path = Path(os.path.normpath(content / rel_path.lstrip("/") if rel_path.startswith("/") else post_dir / rel_path))
+    inside_post = below_content = None
+    if not rel_path.startswith("/") and path.is_relative_to(post_dir):
+        inside_post = path.relative_to(post_dir)
+    elif path.is_relative_to(content):
+        below_content = path.relative_to(content)
+    else:
+        raise SiteError(f"image {src!r} is outside content/ (put it next to the post or in content/images/)",
+                        post.rel, line)
+    try:
+        info = probe(path)
+    except ImageError as exc:
+        where = os.path.relpath(path, content.parent)
+        raise SiteError(f"image {src!r}: {exc} ({where})", post.rel, line) from None
+    if inside_post is not None:
+        base = post.permalink if post.permalink.endswith("/") else post.permalink.rsplit("/", 1)[0] + "/"
+        out = base.lstrip("/") + inside_post.as_posix()
+    else:
+        out = below_content.as_posix()
+    use = ImageUse(path, info.stamp, out, info.widths, post.rel, line)
+    env.setdefault("images", []).append(use)
+    return "/" + quote(out), use, (info.width, info.height)
 
 
 def exec_fence_hook(run, keep_going: bool = False):
@@ -253,9 +310,10 @@ def _renderer() -> PostRenderer:
     return renderer
 
 
-def render_post(post: Post, fence_hook=None) -> Rendered:
-    """Render a post's body to an HTML fragment; bad math or markup raises SiteError."""
-    env: dict = {"rel": post.rel, "line_offset": post.body_line}
+def render_post(post: Post, fence_hook=None, content_dir: Path | None = None) -> Rendered:
+    """Render a post's body to an HTML fragment; bad math, markup or images raise SiteError."""
+    env: dict = {"rel": post.rel, "line_offset": post.body_line, "post": post,
+                 "content_dir": content_dir or post.source.parent}
     if fence_hook is not None:
         env["fence_hook"] = fence_hook
     tokens, env = parse(post.body, env)
@@ -264,7 +322,8 @@ def render_post(post: Post, fence_hook=None) -> Rendered:
     chars, words = _count_text(tokens)
     toc = [(t.attrGet("id"), tokens[i + 1].content, int(t.tag[1]))
            for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag in ("h2", "h3")]
-    return Rendered(html=html, text_chars=chars, words=words, math_count=env.get("math_count", 0), toc=toc)
+    return Rendered(html=html, text_chars=chars, words=words, math_count=env.get("math_count", 0), toc=toc,
+                    images=env.get("images", []))
 
 
 def pygments_css() -> str:

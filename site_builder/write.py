@@ -177,6 +177,15 @@ class OutputWriter:
         with open(path, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
 
+    def copy_file(self, rel: str, src: Path) -> None:
+        """Stage a copy of a file that is already on disk (an image or its variant)."""
+        path = os.path.join(self.staging, rel)
+        parent = os.path.dirname(path)
+        if parent not in self._dirs:
+            os.makedirs(parent, exist_ok=True)
+            self._dirs.add(parent)
+        shutil.copyfile(src, path)
+
     def put(self, rel: str, key: str, produce) -> None:
         """Write `produce()` to `rel` unless the previous build wrote the same key there."""
         if self.needs(rel, key):
