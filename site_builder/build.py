@@ -141,10 +141,16 @@ def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Pa
         for use in r.images:
             uses.setdefault(use.out, use)
     todo: list[tuple[ImageUse, list[tuple[str, int | None]]]] = []
+    claimed: dict[str, ImageUse] = {}
     for use in uses.values():
         stem = f"{use.source}:{use.stamp}:{IMAGE_VERSION}"
         folder = use.out.rsplit("/", 1)[0] + "/" if "/" in use.out else ""
         outputs = [(use.out, None)] + [(folder + variant_name(use.out.rsplit("/", 1)[-1], w), w) for w in use.widths]
+        for rel, _ in outputs:
+            other = claimed.setdefault(rel, use)
+            if other is not use:
+                raise SiteError(f"images {os.path.basename(other.source)} and {os.path.basename(use.source)} would both "
+                                f"publish {rel} (rename one)", use.rel, use.line)
         wanted = [(rel, w) for rel, w in outputs if writer.needs(rel, f"image:{stem}:{w}")]
         if wanted:
             todo.append((use, wanted))
