@@ -95,24 +95,40 @@ def cmd_import(args) -> int:
 
 def cmd_new(args) -> int:
     from site_builder.config import load_config
-    from site_builder.load import dump_post, slugify
+    from site_builder.load import dump_post, load_post, slugify, split_lang_suffix
 
     config = load_config(_site_root(args.source, "new").resolve())
     if not args.title.strip():
         raise SiteError("the title is empty")
     lang = args.lang or config.language
-    slug = args.slug if args.slug is not None else slugify(args.title)
-    if not slug or slug.startswith(".") or any(c in slug for c in "/\\\0"):
-        raise SiteError(f"--slug {slug!r} must be a plain file name (no '/', not starting with '.')")
-    path = config.root / config.posts_dir / f"{slug}.md"
     now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
     meta = {"title": args.title, "date": now.isoformat(), "tags": [], "lang": lang}
+    if args.translation_of:  # the same post in another language: hello.md -> hello.zh.md, same date and tags
+        original_path = Path(args.translation_of)
+        if not original_path.is_file():
+            raise SiteError(f"--translation-of: no such post {args.translation_of}")
+        original = load_post(original_path.resolve(), config)
+        if not args.lang or args.lang == original.lang:
+            raise SiteError(f"--translation-of needs --lang with another language than the original's ({original.lang})")
+        if lang not in config.languages:
+            raise SiteError(f"language {lang!r} is not in site.yml 'languages' ({', '.join(config.languages)})", "site.yml")
+        stem = split_lang_suffix(original_path.stem, config)[0]
+        path = original_path.resolve().parent / f"{stem}.{lang}.md"
+        meta.update(date=original.date.isoformat(), tags=list(original.tags))
+        if original.meta.get("translation_key"):
+            meta["translation_key"] = original.meta["translation_key"]
+    else:
+        slug = args.slug if args.slug is not None else slugify(args.title)
+        if not slug or slug.startswith(".") or any(c in slug for c in "/\\\0"):
+            raise SiteError(f"--slug {slug!r} must be a plain file name (no '/', not starting with '.')")
+        path = config.root / config.posts_dir / f"{slug}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(path, "x", encoding="utf-8") as fh:  # never overwrite a post, even one made a moment ago
             fh.write(dump_post(meta, "Write here.\n"))
     except FileExistsError:
-        raise SiteError("a post with this name already exists; choose another --slug", path) from None
+        raise SiteError(f"this post already has a {lang!r} version" if args.translation_of else
+                        "a post with this name already exists; choose another --slug", path) from None
     print(f"created {os.path.relpath(path)}")
     return 0
 
@@ -185,6 +201,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("title", help="the post's title")
     p.add_argument("--lang", help="language code, e.g. zh (default: the site's language)")
     p.add_argument("--slug", help="file name and URL slug (default: from the title)")
+    p.add_argument("--translation-of", metavar="POST",
+                   help="start a translation of this post file (with --lang): hello.md -> hello.zh.md, same date and tags")
     p.add_argument("--source", default=".", help="site root (default: .)")
     p.set_defaults(func=cmd_new)
     return parser
