@@ -8,7 +8,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 
 
 @dataclass
