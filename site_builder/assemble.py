@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
-from site_builder.load import slugify
+from site_builder.load import front_matter_line, slugify
 from site_builder.models import Page, Post, Rendered
 
 
@@ -110,8 +110,12 @@ def _translation_groups(config: SiteConfig, views: list[PostView]) -> dict[str, 
         other = group.get(view.post.lang)
         if other is not None:
             first, second = sorted((other, view), key=lambda v: v.post.rel)
+            # name the file whose front matter made the clash: its translation_key, else its lang line
+            blamed, key = next(((v, k) for k in ("translation_key", "lang") for v in (second, first) if k in v.post.meta),
+                               (second, None))
             raise SiteError(f"{first.post.rel} and {second.post.rel} are both the {view.post.lang!r} version of "
-                            f"{view.post.translation_key!r} (give one another lang or translation_key)", second.post.rel)
+                            f"{view.post.translation_key!r} (give one another lang or translation_key)", blamed.post.rel,
+                            (front_matter_line(blamed.post.source, key) if key else None) or 1)
         group[view.post.lang] = view
     return groups
 
@@ -142,8 +146,9 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
     for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True):
         r = rendered[p.permalink]
         lang = config.lang(p.lang)
+        name = lang.name if p.lang == lang.code else Language.default_for(p.lang, False).name
         view = PostView(p, r.html, reading_minutes(r), r.key, r.toc, html_lang=config.html_lang(p.lang),
-                        lang_name=lang.name if p.lang == lang.code else p.lang, home_lang=lang.code)
+                        lang_name=name, home_lang=lang.code)
         views.append(view)
     groups = _translation_groups(config, views)
     for view in views:

@@ -174,6 +174,7 @@ def load_config(root: Path) -> SiteConfig:
     return cfg
 
 
+_TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the default language's pages and assets use
 _LANG_FIELDS = {"name", "prefix", "date_format", "short_date_format", "html_lang", "title", "subtitle"}
 
 
@@ -209,10 +210,15 @@ def _load_languages(cfg: SiteConfig, data, text: str) -> dict[str, Language]:
                                 _nested_key_line(text, key, code_line))
             setattr(lang, key, str(value))
         prefix = "/" + lang.prefix.strip().strip("/") + "/" if lang.prefix.strip("/ ") else "/"
-        if (prefix == "/") != (code == cfg.language):
-            raise SiteError(f"language {code!r}: only the default language ({cfg.language}) lives at '/'; "
-                            f"give it prefix '/' and the others their own, e.g. /{code}/", rel,
-                            _nested_key_line(text, "prefix", code_line) or code_line)
+        prefix_line = _nested_key_line(text, "prefix", code_line) or code_line
+        if code == cfg.language and prefix != "/":
+            raise SiteError(f"the default language ({code}) is served at '/': remove its prefix {prefix}", rel, prefix_line)
+        if code != cfg.language and prefix == "/":
+            raise SiteError(f"language {code!r}: needs a prefix of its own, e.g. /{code}/ ('/' is the default language's)",
+                            rel, prefix_line)
+        if code != cfg.language and prefix.split("/")[1] in _TAKEN:
+            raise SiteError(f"language {code!r}: prefix {prefix} would mix its pages with the default language's "
+                            f"/{prefix.split('/')[1]}/ (use e.g. /{code}/)", rel, prefix_line)
         if prefix in prefixes:
             raise SiteError(f"languages {prefixes[prefix]!r} and {code!r} share the prefix {prefix}", rel, code_line)
         prefixes[prefix] = code

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from site_builder import __version__
@@ -77,7 +78,8 @@ def sitemap(config: SiteConfig, urls: list[tuple[str, datetime | None]]) -> str:
            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     for url, modified in urls:
         lastmod = f"<lastmod>{_iso(modified)}</lastmod>" if modified else ""
-        out.append(f"<url><loc>{escape(config.absolute(url))}</loc>{lastmod}</url>")
+        loc = quote(config.absolute(url), safe=":/?#[]@!$&'()*+,;=%~")  # sitemaps want ASCII: /你好/ -> /%E4%BD%A0.../
+        out.append(f"<url><loc>{escape(loc)}</loc>{lastmod}</url>")
     out.append("</urlset>")
     return "\n".join(out) + "\n"
 

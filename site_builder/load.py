@@ -58,6 +58,14 @@ def _key_line(text: str, key: str) -> int | None:
     return None
 
 
+def front_matter_line(path: Path, key: str) -> int | None:
+    """Line of `key:` in a post file's front matter, for messages about a post already loaded."""
+    try:
+        return _key_line(path.read_text(encoding="utf-8"), key)
+    except OSError:
+        return None
+
+
 def parse_date(value, rel: str, line: int | None, key: str) -> datetime:
     """Front matter dates: YAML dates/datetimes or ISO strings; naive means UTC."""
     if isinstance(value, datetime):
