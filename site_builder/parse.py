@@ -112,14 +112,14 @@ def _env_line(env: dict, tok: Token) -> int | None:
 
 
 def _inline_lines(state: StateCore) -> None:
-    """Give inline math the line of its paragraph, so errors can name it."""
+    """Give inline math and images the line they are on, so errors can name it."""
     for tok in state.tokens:
         if tok.type == "inline" and tok.map:
             line = tok.map[0]
             for child in tok.children or ():
                 if child.type in ("softbreak", "hardbreak"):
                     line += 1
-                elif child.type.startswith("math"):
+                elif child.type.startswith("math") or child.type == "image":
                     child.map = [line, line + 1]
 
 
