@@ -5,6 +5,9 @@ Usage: python bench/serve.py [N]   (default 4000 synthetic posts, the same gener
 - post edit: a post's text is changed on disk; the time until the open page (reloaded by the server) has
   the new text in its DOM, from the browser's own clock (navigation timing), median and max of 20 edits;
 - CSS edit: the stylesheet is changed; the time until the page's computed style changes (no reload), 20 edits.
+A post edit's time is split into: until the browser starts the reload (watcher, debounce, the build up to the
+edited page, the event), and the reload itself (navigation start to DOMContentLoaded); the server's own log gives
+how long its build took to the edited page and in all (feeds, sitemap and lists are written after the reload).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +39,17 @@ def start_server(root: Path) -> tuple[subprocess.Popen, str, float]:
         if m:
             return proc, m.group(1), time.perf_counter() - start
     raise RuntimeError("server did not start")
+
+
+def drain(proc: subprocess.Popen, lines: list[str]) -> threading.Thread:
+    """Keep reading the server's log (a full pipe would block it); the lines are kept for the summary."""
+    thread = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    thread.start()
+    return thread
+
+
+def ms(values: list[float]) -> str:
+    return f"median {statistics.median(values) * 1000:.0f} ms, max {max(values) * 1000:.0f} ms"
 
 
 def browser():
@@ -71,6 +86,8 @@ def main(n: int) -> None:
         build_s = time.perf_counter() - t
         shutil.rmtree(root / ".cache")
         proc, url, start_s = start_server(root)
+        log: list[str] = []
+        drain(proc, log)
         print(f"{n} posts: cold build {build_s:.2f} s, serve start (first build) {start_s:.2f} s")
         driver = browser()
         try:
@@ -79,19 +96,29 @@ def main(n: int) -> None:
             slug_url = url + f"blog/{2015 + 7 % 11}/post-00007/"
             driver.get(slug_url)
             time.sleep(0.5)
-            edits = []
+            edits, starts, reloads = [], [], []
+            seen = len(log)
             for i in range(20):
                 marker = f"Edit number {i} here."
                 t0 = time.time()
                 post.write_text(text + f"\n{marker}\n")
                 wait(lambda: marker in driver.execute_script("return document.body.innerText"))
-                loaded = driver.execute_script(
+                origin, loaded = driver.execute_script(
                     "const e = performance.getEntriesByType('navigation')[0];"
-                    "return performance.timeOrigin + e.domContentLoadedEventEnd;")
-                edits.append(loaded / 1000 - t0)
+                    "return [performance.timeOrigin, e.domContentLoadedEventEnd];")
+                edits.append((origin + loaded) / 1000 - t0)
+                starts.append(origin / 1000 - t0)
+                reloads.append(loaded / 1000)
                 time.sleep(0.3)
-            print(f"post edit -> new text in the DOM: median {statistics.median(edits) * 1000:.0f} ms, "
-                  f"max {max(edits) * 1000:.0f} ms (20 edits)")
+            print(f"post edit -> new text in the DOM: {ms(edits)} (20 edits)")
+            print(f"  save -> reload starts: {ms(starts)}; reload -> DOMContentLoaded: {ms(reloads)}")
+            builds = [re.search(r"rebuilt in (\d+) ms(?:, (\d+) ms to the edited page)?", line) for line in log[seen:]]
+            builds = [m for m in builds if m]
+            if builds:
+                total = [int(m.group(1)) / 1000 for m in builds]
+                first = [int(m.group(2)) / 1000 for m in builds if m.group(2)]
+                print(f"  server: {len(builds)} rebuilds, in all {ms(total)}"
+                      + (f"; to the edited page in the output {ms(first)}" if first else ""))
             css = css_dir / "site.css"
             base = css.read_text()
             swaps = []

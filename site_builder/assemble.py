@@ -54,6 +54,7 @@ class SiteModel:
     posts: list[PostView]
     languages: dict[str, LanguageSite]
     pages: list[Page]
+    post_pages: dict[str, Page] = field(default_factory=dict)  # permalink -> the post's page
 
 
 def tag_url(tag: str, prefix: str = "/") -> str:
@@ -102,6 +103,15 @@ def _card(view: PostView) -> str:
     return card
 
 
+def feed_part(view: PostView) -> str:
+    """What a feed entry is made of, as one string for feed keys (computed once per view): the post's file,
+    fragment and URL."""
+    part = view.__dict__.get("_feed")
+    if part is None:
+        part = view.__dict__["_feed"] = f"{view.post.digest}|{view.key}|{view.url}"
+    return part
+
+
 def _translation_groups(config: SiteConfig, views: list[PostView]) -> dict[str, dict[str, PostView]]:
     """translation_key -> {language: view}; two posts in one language for one key is an error."""
     groups: dict[str, dict[str, PostView]] = defaultdict(dict)
@@ -140,15 +150,30 @@ def _index(views: list[PostView]) -> tuple[dict[str, list[PostView]], dict[int, 
     return dict(sorted(tags.items(), key=lambda kv: kv[0].lower())), dict(sorted(years.items(), reverse=True))
 
 
-def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str) -> SiteModel:
-    """Order posts, group translations, build each language's lists, and list every page with its reuse key."""
+def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str,
+             memo: dict | None = None) -> SiteModel:
+    """Order posts, group translations, build each language's lists, and list every page with its reuse key.
+
+    `memo` (a dict a long-running caller keeps between builds; this function fills it) lets a rebuild reuse what
+    cannot have changed: the view of a post whose record and fragment are the same objects as last time, and the
+    Page (with its key) of a page whose inputs are the same views, in the same order, as last time. Views do not
+    change once made (only their prev/next/translations links, which are inputs of the post pages).
+    """
+    old = memo if memo is not None and memo.get("site_key") == site_key else {}
+    old_views, old_pages = old.get("views", {}), old.get("pages", {})
+    new_views: dict[int, PostView] = {}
+    new_pages: dict[str, tuple] = {}
     views = []
     for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True):
         r = rendered[p.permalink]
-        lang = config.lang(p.lang)
-        name = lang.name if p.lang == lang.code else Language.default_for(p.lang, False).name
-        view = PostView(p, r.html, reading_minutes(r), r.key, r.toc, html_lang=config.html_lang(p.lang),
-                        lang_name=name, home_lang=lang.code)
+        view = old_views.get(id(p))
+        if view is None or view.post is not p or view.html is not r.html or view.key != r.key:
+            lang = config.lang(p.lang)
+            name = lang.name if p.lang == lang.code else Language.default_for(p.lang, False).name
+            view = PostView(p, r.html, reading_minutes(r), r.key, r.toc, html_lang=config.html_lang(p.lang),
+                            lang_name=name, home_lang=lang.code)
+        view.prev = view.next = None
+        new_views[id(p)] = view
         views.append(view)
     groups = _translation_groups(config, views)
     for view in views:
@@ -168,19 +193,72 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
                 view.next = listed[i + 1] if i + 1 < len(listed) else None
     pages: list[Page] = []
     for view in views:
-        neighbours = tuple(_card(v) if v else None for v in (view.prev, view.next))
-        alternates = _alternates(config, view.home_lang, {v.home_lang: v.url for v in [view, *view.translations]})
-        pages.append(Page(_out(view.url), "post.html",
-                          {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang),
-                           "alternates": alternates},
-                          key=_key(site_key, "post", view.post.digest, view.key, neighbours, alternates,
-                                   [_card(v) for v in view.translations])))
+        path = _out(view.url)
+        inputs = (view, view.prev, view.next, *view.translations)
+        hit = old_pages.get(path)
+        if hit is not None and hit[0] == inputs:  # views compare by identity
+            pages.append(hit[1])
+            new_pages[path] = hit
+            continue
+        pages.append(_post_page(config, view, site_key))
+        new_pages[path] = (inputs, pages[-1])
     for code, lsite in sites.items():
-        pages += _language_pages(config, lsite, sites, site_key)
+        pages += _language_pages(config, lsite, sites, site_key, old_pages, new_pages)
     pages.append(Page("404.html", "404.html", {"page_title": None, "kind": "404", "ui": config.lang(config.language),
                                                 "alternates": []}, key=_key(site_key, "404")))
     _check_collisions(config, pages)
-    return SiteModel(config, views, sites, pages)
+    model = SiteModel(config, views, sites, pages, {p.context["post"].url: p for p in pages[:len(views)]})
+    if memo is not None:
+        memo.clear()
+        memo.update(site_key=site_key, views=new_views, pages=new_pages, model=model)
+    return model
+
+
+def _post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
+    neighbours = tuple(_card(v) if v else None for v in (view.prev, view.next))
+    alternates = _alternates(config, view.home_lang, {v.home_lang: v.url for v in [view, *view.translations]})
+    return Page(_out(view.url), "post.html",
+                {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang), "alternates": alternates},
+                key=_key(site_key, "post", view.post.digest, view.key, neighbours, alternates,
+                         [_card(v) for v in view.translations]))
+
+
+def _shape(post: Post) -> tuple:
+    """What of a post decides where it is listed and what lists, neighbours and translations show of it
+    (with its reading time)."""
+    return (post.permalink, post.title, post.date, post.summary, tuple(post.tags), post.lang, post.translation_key,
+            bool(post.meta.get("draft")))
+
+
+def update_posts(memo: dict, site_key: str, changes: list[tuple[Post, Post, Rendered]]) -> SiteModel | None:
+    """The model `assemble` left in `memo`, updated in place for posts whose text changed but not their shape.
+
+    `changes` holds (old record, new record, new fragment) of published posts. When every new record is listed
+    where and as the old one was (same permalink, title, dates, summary, tags, language, translation key and
+    reading time), only their own pages change: each view takes its new record and HTML, and its page a new key.
+    Otherwise (or when the memo is not of the last build) nothing is changed and None is returned: assemble again.
+    """
+    views, pages, model = memo.get("views"), memo.get("pages"), memo.get("model")
+    if memo.get("site_key") != site_key or model is None:
+        return None
+    todo = []
+    for old, new, rendered in changes:
+        view = views.get(id(old))
+        if view is None or view.post is not old or _shape(old) != _shape(new) \
+                or reading_minutes(rendered) != view.reading_minutes or _out(view.url) not in pages:
+            return None
+        todo.append((view, new, rendered))
+    for view, new, rendered in todo:
+        del views[id(view.post)]
+        view.post, view.html, view.key, view.toc = new, rendered.html, rendered.key, rendered.toc
+        view.__post_init__()
+        view.__dict__.pop("_feed", None)
+        views[id(new)] = view
+        page = pages[_out(view.url)][1]
+        fresh = _post_page(model.config, view, site_key)
+        page.key = fresh.key
+        page.context.update(fresh.context)
+    return model
 
 
 def _alternates(config: SiteConfig, current: str, urls: dict[str, str]) -> list[dict]:
@@ -191,14 +269,26 @@ def _alternates(config: SiteConfig, current: str, urls: dict[str, str]) -> list[
              "exists": c in urls, "current": c == current} for c, lang in config.languages.items()]
 
 
-def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, LanguageSite], site_key: str) -> list[Page]:
+def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, LanguageSite], site_key: str,
+                    old_pages: dict, new_pages: dict) -> list[Page]:
     lang, prefix, code = lsite.lang, lsite.lang.prefix, lsite.lang.code
 
-    def page(url: str, template: str, context: dict, *key_parts, others=None) -> Page:
-        alternates = _alternates(config, code, others if others is not None else
-                                 {c: url.replace(prefix, s.lang.prefix, 1) for c, s in sites.items()})
+    def page(url: str, template: str, context: dict, *key_parts, views=None, others=None) -> Page:
+        """A page whose key is made of `key_parts` and the cards of `views`; the previous one if all are the same."""
+        if others is None:
+            others = {c: url.replace(prefix, s.lang.prefix, 1) for c, s in sites.items()}
+        path = _out(url)
+        inputs = (template, code, url, key_parts, None if views is None else tuple(views), tuple(others.items()))
+        hit = old_pages.get(path)
+        if hit is not None and hit[0] == inputs:  # views compare by identity
+            new_pages[path] = hit
+            return hit[1]
+        alternates = _alternates(config, code, others)
         context.update(ui=lang, alternates=alternates)
-        return Page(_out(url), template, context, key=_key(site_key, code, url, alternates, *key_parts))
+        cards = () if views is None else ([_card(v) for v in views],)
+        made = Page(path, template, context, key=_key(site_key, code, url, alternates, *key_parts, *cards))
+        new_pages[path] = (inputs, made)
+        return made
 
     pages = _paginate(config, lsite, sites, page)
     tag_index = [(t, tag_url(t, prefix), len(vs)) for t, vs in lsite.tags.items()]
@@ -206,15 +296,15 @@ def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, La
         others = {c: tag_url(tag, s.lang.prefix) for c, s in sites.items() if tag in s.tags}
         pages.append(page(tag_url(tag, prefix), "list.html",
                           {"posts": tviews, "page_title": f"#{tag}", "heading": tag, "kind": "tag"},
-                          "tag", tag, [_card(v) for v in tviews], others=others))
+                          "tag", tag, views=tviews, others=others))
     for year, yviews in lsite.years.items():
         others = {c: year_url(year, s.lang.prefix) for c, s in sites.items() if year in s.years}
         pages.append(page(year_url(year, prefix), "archive.html",
                           {"groups": [(year, yviews)], "page_title": str(year), "kind": "year"},
-                          "year", year, [_card(v) for v in yviews], others=others))
+                          "year", year, views=yviews, others=others))
     pages.append(page(f"{prefix}blog/", "archive.html",
                       {"groups": list(lsite.years.items()), "page_title": None, "kind": "archive",
-                       "tag_index": tag_index}, "archive", [_card(v) for v in lsite.posts]))
+                       "tag_index": tag_index}, "archive", views=lsite.posts))
     pages.append(page(f"{prefix}blog/tag/", "tags.html", {"tag_index": tag_index, "page_title": None, "kind": "tags"},
                       "tags", tag_index))
     return pages
@@ -250,5 +340,5 @@ def _paginate(config: SiteConfig, lsite: LanguageSite, sites: dict[str, Language
                   if n <= max(1, math.ceil(len(s.posts) / per))}
         pages.append(page(page_url(n, prefix), "list.html",
                           {"posts": chunk, "pager": pager, "kind": "home", "page_title": None if n == 1 else n},
-                          "home", n, total, [_card(v) for v in chunk], others=others))
+                          "home", n, total, views=chunk, others=others))
     return pages

@@ -24,6 +24,7 @@ class BuildCache:
     feed_entries: dict = field(default_factory=dict)  # (digest, fragment key, lang, ...) -> <entry> XML
     loading_key: str = ""   # settings that loaded posts depend on
     loaded_posts_changed: bool = True
+    memo: dict = field(default_factory=dict)  # in memory only (a warm cache): the last assembled pages, the Jinja env
 
     @classmethod
     def open(cls, path: Path) -> "BuildCache":
@@ -39,8 +40,7 @@ class BuildCache:
 
     def save(self, used_fragments: set[str]) -> None:
         """Keep only what this build used, written atomically."""
-        self.fragments = {k: v for k, v in self.fragments.items() if k in used_fragments}
-        self.feed_entries = {k: v for k, v in self.feed_entries.items() if k[1] in used_fragments}
+        self.prune(used_fragments)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "wb") as fh:
@@ -49,6 +49,11 @@ class BuildCache:
                          "build_id": self.build_id, "feed_entries": self.feed_entries,
                          "loading_key": self.loading_key}, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, self.path)
+
+    def prune(self, used_fragments: set[str]) -> None:
+        """Forget fragments (and feed entries made from them) that no post uses any more."""
+        self.fragments = {k: v for k, v in self.fragments.items() if k in used_fragments}
+        self.feed_entries = {k: v for k, v in self.feed_entries.items() if k[1] in used_fragments}
 
 
 def content_key(*parts: str) -> str:

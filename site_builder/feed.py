@@ -44,8 +44,9 @@ def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lan
     if config.author:
         out.append(f"<author><name>{escape(config.author)}</name></author>")
     entry_cache = {} if entry_cache is None else entry_cache
+    base_url, author = config.base_url, config.author
     for view in chosen:
-        key = (view.post.digest, view.key, lang, config.base_url, config.author)
+        key = (view.post.digest, view.key, lang, base_url, author)
         entry = entry_cache.get(key)
         if entry is None:
             entry = entry_cache[key] = _entry(config, view, lang)

@@ -192,6 +192,25 @@ def find_post_files(cfg: SiteConfig) -> list[Path]:
     return [Path(p) for p in sorted(found)]
 
 
+def is_post_path(path: Path, cfg: SiteConfig) -> bool:
+    """Whether `find_post_files` would list `path` if it existed (it may have been deleted): False for folders."""
+    posts = cfg.root / cfg.posts_dir
+    try:
+        parts = path.relative_to(posts).parts
+    except ValueError:
+        return False
+    if not parts or any(d.startswith(".") for d in parts[:-1]) or os.path.isdir(path):
+        return False
+    if not parts[-1].endswith(".md") or parts[-1].startswith((".", "_")):
+        return False
+    folder = posts  # os.walk does not go into linked folders
+    for d in parts[:-1]:
+        folder = folder / d
+        if os.path.islink(folder):
+            return False
+    return True
+
+
 def load_posts(cfg: SiteConfig) -> list[Post]:
     """Load every post; two posts claiming one permalink is an error."""
     return check_posts([load_post(p, cfg) for p in find_post_files(cfg)])

@@ -140,7 +140,10 @@ class OutputWriter:
     and files no longer produced are removed; otherwise the staged tree replaces the output in one rename.
     """
 
-    def __init__(self, output: Path, previous: dict[str, str], build_id: str, previous_id: str):
+    def __init__(self, output: Path, previous: dict[str, str], build_id: str, previous_id: str,
+                 trust_output: bool = False):
+        """`trust_output`: the output directory is private to this process (the dev server's), so a file the
+        previous build wrote is known to be there without looking."""
         self.output = output.resolve()
         self.staging = self.output.parent / f".{self.output.name}.tmp-{os.getpid()}"
         if self.staging.exists():
@@ -154,16 +157,21 @@ class OutputWriter:
         self.keys: dict[str, str] = {}
         self.staged: list[str] = []
         self.changed: list[str] = []   # files written or removed by `commit`
+        self.early: list[str] = []     # files moved in by `commit_early`
+        self.trust_output = trust_output
         self._dirs: set[str] = set()
+        self._made: set[str] = set()
         self.static: set[str] = set()
 
     def needs(self, rel: str, key: str) -> bool:
         """Record that this build produces `rel`; True when it must be (re)written."""
-        _check_rel(rel)
+        previous = self.previous.get(rel)
+        if previous is None:  # a path the previous build wrote was checked then
+            _check_rel(rel)
         if rel in self.keys:
             raise SiteError(f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)")
         self.keys[rel] = key
-        if self.previous.get(rel) == key and os.path.exists(os.path.join(self.output, rel)):
+        if previous == key and (self.trust_output or os.path.exists(os.path.join(self.output, rel))):
             return False
         self.staged.append(rel)
         return True
@@ -191,6 +199,14 @@ class OutputWriter:
         if self.needs(rel, key):
             self.write(rel, produce())
 
+    def keep(self, rel: str) -> None:
+        """Record that this build produces `rel` but leaves it as the previous build wrote it, for `write_late`."""
+        if rel not in self.previous:
+            _check_rel(rel)
+        if rel in self.keys:
+            raise SiteError(f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)")
+        self.keys[rel] = self.previous.get(rel, "")
+
     def copy_tree(self, src: Path, dest: str = "") -> None:
         """Copy a folder of static files; the first copy of a path wins (site theme over default)."""
         for path in sorted(src.rglob("*")):
@@ -217,24 +233,70 @@ class OutputWriter:
                 _remove_later(old)
             self.changed = list(self.staged)
             return len(self.staged)
-        made: set[str] = set()
-        for rel in self.staged:
-            target = os.path.join(self.output, rel)
-            parent = os.path.dirname(target)
-            if parent not in made:
-                os.makedirs(parent, exist_ok=True)
-                made.add(parent)
-            os.replace(os.path.join(self.staging, rel), target)
+        self._move(self.staged)
         removed = sorted(self.previous.keys() - self.keys.keys())
         for rel in removed:
             _unlink_and_prune(self.output, rel)
-        self.changed = self.staged + removed
+        self.changed = self.early + self.staged + removed
         os.replace(marker, os.path.join(self.output, MARKER))
         shutil.rmtree(self.staging, ignore_errors=True)
-        return len(self.staged) + len(self.previous.keys() - self.keys.keys())
+        return len(self.changed)
+
+    def commit_early(self) -> list[str]:
+        """Move the files staged so far into the output now, before the rest of the build is written; returns them.
+
+        Only when the output is updated in place (incremental); each file is moved in whole (`os.replace`). The
+        output's marker, removals and the other files wait for `commit`. A build that fails after this leaves
+        these files in place: its caller must then record them with a key no build makes (""), so that the next
+        build writes them again, or removes them.
+        """
+        if not self.incremental or not self.staged:
+            return []
+        moved, self.staged = self.staged, []
+        self._move(moved)
+        self.early += moved
+        return moved
+
+    def _move(self, rels: list[str]) -> None:
+        for rel in rels:
+            target = os.path.join(self.output, rel)
+            parent = os.path.dirname(target)
+            if parent not in self._made:
+                os.makedirs(parent, exist_ok=True)
+                self._made.add(parent)
+            os.replace(os.path.join(self.staging, rel), target)
 
     def abort(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def write_late(output: Path, keys: dict[str, str], items: list[tuple], cancelled=lambda: False) -> list[str]:
+    """Write outputs a build left for later (`OutputWriter.keep`) into its output: each (path, key function,
+    producer) whose key differs from `keys` (the build's, updated here) is written beside the output and moved in
+    whole. Stops before the next file once `cancelled()`: the files not written keep their old content and key,
+    and the next build writes them. Returns the paths written."""
+    staging = output.parent / f".{output.name}.late-{os.getpid()}"
+    written = []
+    try:
+        for rel, key_of, produce in items:
+            if cancelled():
+                break
+            key = key_of()
+            if keys.get(rel) == key or cancelled():
+                continue
+            data = produce()
+            staging.mkdir(exist_ok=True)
+            tmp = staging / "file"
+            with open(tmp, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            target = output / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, target)
+            keys[rel] = key
+            written.append(rel)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return written
 
 
 def _check_rel(rel: str) -> None:

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -225,3 +226,244 @@ def test_binds_to_localhost_and_ctrl_c_stops_cleanly(site):
         socket.create_connection(("127.0.0.1", srv.port), timeout=1).close()
     children = subprocess.run(["pgrep", "-P", str(srv.proc.pid)], capture_output=True, text=True).stdout.split()
     assert children == []
+
+
+# --- what a writer sees change while serving ------------------------------------------------------------------------
+
+def page_text(server: Server, url: str) -> str:
+    status, body = server.raw_get(url)
+    return f"{status} {body.decode()}"
+
+
+def test_a_title_change_reloads_the_open_home_page(server, site, browser):
+    open_page(browser, server.url)
+    browser.execute_script("window.__marker = 'old page';")
+    post = site / "content" / "posts" / "hello.md"
+    post.write_text(post.read_text().replace("title: Hello", "title: Hello again"))
+    wait_for(lambda: "Hello again" in browser.find_element("css selector", "main").text)
+    assert browser.execute_script("return window.__marker") is None, "the home page was reloaded"
+    assert "Hello again" in page_text(server, "/blog/")  # the archive too
+    assert "Hello again" in page_text(server, "/blog/2024/other/")  # the neighbour's link
+
+
+def test_a_tag_change_updates_the_tag_pages(server, site):
+    assert "Hello" in page_text(server, "/blog/tag/a/")
+    post = site / "content" / "posts" / "hello.md"
+    post.write_text(post.read_text().replace("tags: [a]", "tags: [b]"))
+    wait_for(lambda: page_text(server, "/blog/tag/b/").startswith("200") and "Hello" in page_text(server, "/blog/tag/b/"))
+    assert page_text(server, "/blog/tag/a/").startswith("404"), "a tag no post has any more has no page"
+    assert "/blog/tag/b/" in page_text(server, "/blog/tag/")
+
+
+def test_a_new_post_appears_and_a_deleted_one_disappears(server, site):
+    write_post(site, "fresh.md", "title: Fresh News\ndate: 2025-06-01\ntags: [a]", "Just written.\n")
+    wait_for(lambda: "Just written." in page_text(server, "/blog/2025/fresh/"))
+    wait_for(lambda: "Fresh News" in page_text(server, "/"))
+    assert "Fresh News" in page_text(server, "/blog/tag/a/")
+    (site / "content" / "posts" / "other.md").unlink()
+    wait_for(lambda: page_text(server, "/blog/2024/other/").startswith("404"))
+    wait_for(lambda: "Other" not in page_text(server, "/"))
+    assert "/blog/2024/other/" not in page_text(server, "/blog/")
+    assert page_text(server, "/blog/2024/").startswith("404"), "no post is left in 2024"
+
+
+def test_the_feed_follows_an_edit_soon_after_the_page(server, site):
+    post = site / "content" / "posts" / "hello.md"
+    post.write_text(post.read_text().replace("The first version", "The feed version"))
+    wait_for(lambda: "The feed version" in page_text(server, "/blog/2025/hello/"))
+    wait_for(lambda: "The feed version" in page_text(server, "/feed.xml"))
+    assert page_text(server, "/feed.xml").rstrip().endswith("</feed>")
+
+
+def test_a_reload_is_followed_until_the_page_loaded_again():
+    from site_builder.server.http import Broadcaster
+
+    events = Broadcaster()
+    events.subscribe("/blog/x/")
+    events.subscribe("/")
+    assert events.reload(["/blog/y/index.html"])(5) is True, "no open page shows it: no wait"
+    start = time.monotonic()
+    wait = events.reload(["/blog/x/index.html"])
+    assert wait(0.2) is False and time.monotonic() - start < 2
+    wait = events.reload(["/blog/x/index.html"])
+    threading.Timer(0.05, lambda: events.subscribe("/blog/x/")).start()
+    assert wait(5) is True
+    wait = events.reload(["/blog/x/index.html"])
+    assert wait(5, stop=lambda: True) is False, "a newer change stops the wait"
+
+
+def test_a_burst_of_events_is_one_rebuild(tmp_path):
+    from site_builder.server.watch import Watcher
+
+    root = make_site(tmp_path / "site")
+    calls, changes = [], []
+    watcher = Watcher(root, calls.append, on_change=lambda: changes.append(1))
+    watcher._thread.start()
+    try:
+        for _ in range(5):
+            watcher.touch(str(root / "content" / "posts" / "a.md"))
+            time.sleep(0.005)
+        watcher.touch(str(root / "content" / "posts" / "a.md"), whole=True)
+        watcher.touch(str(root / "content" / "posts" / "b.md"), whole=True)
+        wait_for(lambda: calls)
+        time.sleep(0.2)
+    finally:
+        watcher._stop.set()
+        watcher._wake.set()
+        watcher._thread.join(timeout=5)
+    assert calls == [["content/posts/a.md", "content/posts/b.md"]]
+    assert len(changes) == 7
+
+
+# --- the rebuilds `serve` runs (changed files known, pages first, feeds later) equal full builds ------------------
+
+SITE_YML = ("title: Live Site\nurl: https://example.org\nposts_per_page: 2\nlanguage: en\n"
+            "languages:\n  en:\n    name: English\n  zh:\n    name: 中文\n")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != ".site-builder"}
+
+
+class Session:
+    """The dev server's rebuilds (DevSite, without HTTP or watcher): warm cache, changed files named, the edited
+    pages first, feeds last; after each, the output is compared with a full build from scratch."""
+
+    def __init__(self, root: Path, tmp: Path):
+        from site_builder.server import DevSite
+        from site_builder.server.http import Broadcaster
+
+        output = tmp / "served"
+        early: list[list[str]] = []
+
+        class Recorder(Broadcaster):
+            def reload(self, paths):  # the edited pages, sent before lists and feeds are written
+                for path in paths:
+                    assert (output / path.lstrip("/")).is_file(), f"{path} reloaded before it is in place"
+                early.append(paths)
+                return super().reload(paths)
+
+        self.root, self.tmp, self.early, self.logs = root, tmp, early, []
+        self.site = DevSite(root, output, events=Recorder(), log=self.logs.append)
+        assert self.site.rebuild() is not None
+        self.output = output
+        self.n = 0
+
+    def save(self, *changes: tuple[str, str | None]) -> None:
+        """Write (or delete, for None) posts and rebuild as serve does."""
+        for name, text in changes:
+            path = self.root / "content" / "posts" / name
+            if text is None:
+                path.unlink()
+            else:
+                path.write_text(text, encoding="utf-8")
+        return self.rebuild([f"content/posts/{name}" for name, _ in changes])
+
+    def rebuild(self, changed: list[str] | None, expect_same: bool = True):
+        from site_builder.build import build_site
+
+        self.early.clear()
+        result = self.site.rebuild(changed)
+        if expect_same:
+            assert result is not None, self.logs[-1]
+            self.n += 1
+            reference = self.tmp / f"full-{self.n}"
+            shutil.rmtree(self.root / ".cache", ignore_errors=True)
+            build_site(self.root, reference)
+            assert tree(self.output) == tree(reference), _diff(tree(self.output), tree(reference))
+        return result
+
+
+def _diff(a: dict, b: dict) -> str:
+    keys = sorted(set(a) | set(b))
+    return "differs: " + ", ".join(k for k in keys if a.get(k) != b.get(k))[:2000]
+
+
+def post(title: str, date: str, tags: str = "[a]", body: str = "Some text.\n", extra: str = "") -> str:
+    return f"---\ntitle: {title}\ndate: {date}\ntags: {tags}\n{extra}---\n\n{body}"
+
+
+@pytest.fixture()
+def session(tmp_path: Path) -> Session:
+    root = make_site(tmp_path / "site", SITE_YML)
+    for i in range(7):
+        write_post(root, f"p{i}.md", f"title: Post {i}\ndate: 202{i % 3}-0{i + 1}-1{i}\ntags: [t{i % 3}, common]",
+                   f"Body of post {i}.\n\n```python\nprint({i})\n```\n\nMath $x^{i}$.\n")
+    write_post(root, "p0.zh.md", "title: 帖子零\ndate: 2020-01-10\ntags: [t0]", "中文正文。\n")
+    write_post(root, "solo.zh.md", "title: 只有中文\ndate: 2021-05-05\ntags: [zh-only]", "只有中文的帖子。\n")
+    return Session(root, tmp_path)
+
+
+def test_rebuilds_as_serve_runs_them_equal_full_builds(session):
+    s, posts = session, session.root / "content" / "posts"
+    text = (posts / "p3.md").read_text()
+    quick = "load+render (quick)"
+    assert quick in s.save(("p3.md", text.replace("Body of post 3.", "Body of post 3, edited."))).timings
+    assert s.early == [["/blog/2020/p3/index.html"]], "a body edit updates the post's page first"
+    assert quick not in s.save(("p3.md", text.replace("Body of post 3.", "A much longer body. " * 400))).timings
+    assert quick not in s.save(("p3.md", text.replace("title: Post 3", "title: Post three"))).timings
+    assert s.early == [["/blog/2020/p3/index.html"]]
+    s.save(("p4.md", (posts / "p4.md").read_text().replace("[t1, common]", "[t1, brand-new]")))  # tags
+    s.save(("p5.md", (posts / "p5.md").read_text().replace("date: 2022-06-15", "date: 2019-06-15")))  # year, order
+    s.save(("p1.md", (posts / "p1.md").read_text().replace("date:", "summary: A summary.\ndate:")))
+    s.save(("new.md", post("A new post", "2023-01-01", "[t0, fresh]")))                      # added
+    s.save(("p2.md", None))                                                                  # deleted
+    s.save(("p6.md", (posts / "p6.md").read_text().replace("tags:", "draft: true\ntags:")))  # now a draft
+    s.save(("p6.md", (posts / "p6.md").read_text().replace("draft: true\n", "")))            # published again
+    s.save(("p1.zh.md", post("帖子一", "2021-02-11", "[t1]", "翻译。\n")))                      # a translation appears
+    s.save(("p0.zh.md", None))                                                               # one disappears
+    s.save(("solo.zh.md", (posts / "solo.zh.md").read_text().replace("只有中文的帖子", "改过的中文帖子")))
+    s.save(("p0.md", (posts / "p0.md").read_text().replace("Body of post 0", "Edited zero")),
+           ("p1.md", (posts / "p1.md").read_text().replace("Body of post 1", "Edited one")))
+    s.save(("p4.md", (posts / "p4.md").read_text().replace("lang", "lang") + "\nMore.\n"),
+           ("p5.md", (posts / "p5.md").read_text().replace("title: Post 5", "title: Post five")))
+    s.save(("p0.md", (posts / "p0.md").read_text().replace("tags:", "translation_key: other\ntags:")))
+
+
+def test_failed_rebuilds_keep_their_changes_for_the_next_one(session):
+    s, posts = session, session.root / "content" / "posts"
+    good = (posts / "p3.md").read_text()
+    (posts / "p3.md").write_text(good.replace("tags: [t0, common]", "tags: [t0"))
+    assert s.rebuild(["content/posts/p3.md"], expect_same=False) is None
+    assert "YAML" in s.site.last_error
+    (posts / "p4.md").write_text((posts / "p4.md").read_text().replace("Body of post 4", "Post 4, changed"))
+    assert s.rebuild(["content/posts/p4.md"], expect_same=False) is None  # p3 is still broken
+    s.save(("p3.md", good.replace("title: Post 3", "title: Post 3 fixed")))  # and p4's change is not lost
+    assert "Post 4, changed" in (s.output / "blog/2021/p4/index.html").read_text()
+
+
+def test_a_failure_after_the_first_pages_are_in_place_is_repaired_by_the_next_build(session, monkeypatch):
+    import site_builder.build as build
+
+    s, posts = session, session.root / "content" / "posts"
+    text = (posts / "p3.md").read_text()
+    (posts / "p3.md").write_text(text.replace("Body of post 3.", "Broken later."))
+    real = build.publish_images
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:  # the second call comes after the post's page went in
+            raise build.SiteError("simulated failure")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "publish_images", failing)
+    assert s.rebuild(["content/posts/p3.md"], expect_same=False) is None
+    assert "simulated failure" in s.site.last_error
+    assert "Broken later." in (s.output / "blog/2020/p3/index.html").read_text()
+    monkeypatch.setattr(build, "publish_images", real)
+    s.save(("p3.md", text))  # back to what the last good build wrote: the page must be written again
+    assert "Broken later." not in (s.output / "blog/2020/p3/index.html").read_text()
+
+
+def test_site_and_theme_changes_rebuild_everything(session):
+    s = session
+    (s.root / "site.yml").write_text(SITE_YML.replace("posts_per_page: 2", "posts_per_page: 3"))
+    s.rebuild(["site.yml"])
+    templates = s.root / "themes" / "default" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "404.html").write_text("<html><body>Lost {{ site.title }}</body></html>")
+    s.rebuild(["themes/default/templates/404.html"])
+    (s.root / "content" / "posts" / "p1.md").write_text(post("Changed unseen", "2021-02-11"))
+    s.rebuild(None)  # nothing known: every file is looked at

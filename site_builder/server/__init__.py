@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -15,10 +16,14 @@ from site_builder.build import BuildResult, build_site
 from site_builder.cache import BuildCache
 from site_builder.config import load_config
 from site_builder.errors import ExecutionFailed, SiteError
-from site_builder.execute import ExecOptions
+from site_builder.execute import ExecOptions, executes
+from site_builder.render import render_post
 from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
 from site_builder.write import find_theme
+
+
+RELOAD_WAIT = 0.5  # seconds a rebuild waits at most for open pages to reload before writing lists and feeds
 
 
 @dataclass
@@ -32,36 +37,105 @@ class DevSite:
     log: object = print
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_error: str = ""
+    pending: set[str] | None = field(default_factory=set)  # files changed since the last build that succeeded (None: unknown)
+    interrupt: threading.Event = field(default_factory=threading.Event)  # set by the watcher: a newer change is coming
 
     def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
-        """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong."""
+        """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong.
+
+        `changed` (paths relative to the root, from the watcher) lets the build read only those posts; files
+        changed while builds failed are kept and given to the next build too. None: look at everything.
+        """
         with self.lock:
             start = time.perf_counter()
+            self.interrupt.clear()
             if changed and not self.last_error and self._copy_static(changed):
                 self.log(f"updated {', '.join(changed)} in {(time.perf_counter() - start) * 1000:.0f} ms")
                 return None
+            if changed is None or self.pending is None:
+                self.pending = None
+            else:
+                self.pending.update(changed)
+            sent: list[str] = []
+            first: list[float] = []
+
+            def pages_ready(rels: list[str]) -> None:
+                """The edited posts' pages are in place: reload them now, and let them load before the build
+                goes on with lists and feeds (it would slow the server down for them)."""
+                first.append(time.perf_counter())
+                self._ok()
+                paths = ["/" + p for p in rels]
+                sent.extend(paths)
+                self.events.reload(paths)(RELOAD_WAIT, stop=self.interrupt.is_set)
+
             try:
-                result = build_site(self.root, self.output, log=self.log, exec_options=ExecOptions(), warm=self.cache)
+                result = build_site(self.root, self.output, log=self.log, exec_options=ExecOptions(), warm=self.cache,
+                                    changed=None if self.pending is None else sorted(self.pending),
+                                    on_update=pages_ready)
             except ExecutionFailed as exc:
                 self._error(exc.lines[0], "\n".join(exc.lines), exc)
                 return None
             except SiteError as exc:
                 self._error(str(exc), str(exc), exc)
                 return None
+            except BaseException:
+                self.pending = None  # the warm cache may be half updated: the next build looks at every file
+                raise
             self.cache = result.cache
+            self.pending = set()
             paths = ["/" + p for p in result.changed_paths if not p.endswith(".site-builder")]
-            if self.last_error:
-                self.last_error = ""
-                self.events.send({"type": "ok"})
-            if paths:
-                if all(p.endswith(".css") for p in paths):
-                    self.events.send({"type": "css", "paths": paths})
+            already = set(sent)
+            rest = [p for p in paths if p not in already]
+            self._ok()
+            if rest:
+                if all(p.endswith(".css") for p in rest):
+                    self.events.send({"type": "css", "paths": rest})
                 else:
-                    self.events.send({"type": "reload", "paths": paths})
+                    self.events.send({"type": "reload", "paths": rest})
+            if result.finish is not None:  # feeds and sitemap, unless a newer save is already waiting
+                try:
+                    late = ["/" + p for p in result.finish(self.interrupt.is_set)]
+                except OSError as exc:
+                    self.log(f"warning: could not write the feeds: {exc}")
+                    late = []
+                if late:
+                    self.events.send({"type": "reload", "paths": late})
+                paths += late
             what = f"{len(paths)} files changed" if paths else "nothing changed"
             trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
-            self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms: {what}{trigger}")
+            early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
+            self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
             return result
+
+    def warm_up(self) -> None:
+        """Render a few posts again and compile the templates in this process, so that the first save does not pay
+        for loading lexers, the math converter and templates (the first build may have rendered in worker processes)."""
+        with self.lock:
+            cache = self.cache
+            if cache is None:
+                return
+            try:
+                kept = cache.memo.get("env")
+                if kept is not None:
+                    for name in ("post.html", "list.html", "archive.html", "tags.html"):
+                        kept[1].get_template(name)
+                done = 0
+                for _, post, key in itertools.islice(cache.posts.values(), 200):
+                    fragment = cache.fragments.get(key)
+                    if fragment is None or fragment.images or executes(post) or not (
+                            fragment.math_count or 'class="highlight' in fragment.html):
+                        continue
+                    render_post(post, content_dir=self.root / "content")
+                    done += 1
+                    if done == 3:
+                        break
+            except Exception:  # only a head start: the real build reports any problem
+                pass
+
+    def _ok(self) -> None:
+        if self.last_error:
+            self.last_error = ""
+            self.events.send({"type": "ok"})
 
     def _copy_static(self, changed: list[str]) -> bool:
         """A save that only touches theme static files: copy them over, no pipeline run. False if not so."""
@@ -107,8 +181,9 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: b
     first = site.rebuild()
     if first is not None:
         log(f"built {first.posts} posts in {first.seconds:.2f}s")
+    threading.Thread(target=site.warm_up, name="warm-up", daemon=True).start()
     server = SiteServer((host, port), site)
-    watcher = Watcher(root, site.rebuild, log=log)
+    watcher = Watcher(root, site.rebuild, log=log, on_change=site.interrupt.set)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="http", daemon=True)
     stop = stop or threading.Event()
     try:

@@ -7,10 +7,11 @@ import mimetypes
 import posixpath
 import queue
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 CLIENT_JS = (Path(__file__).parent / "livereload.js").read_bytes()
 EVENTS_PATH = "/__livereload"
@@ -22,32 +23,67 @@ TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
 
 
 class Broadcaster:
-    """Fans events out to every open page's event stream; remembers the last build state for new pages."""
+    """Fans events out to every open page's event stream; remembers the last build state for new pages.
+
+    Each stream says which page it belongs to (`?page=` its path), so a reload can be followed: the reloaded
+    page opens a new stream once its DOM is ready.
+    """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._clients: list[queue.Queue] = []
+        self._lock = threading.Condition()
+        self._clients: list[tuple[queue.Queue, str]] = []
+        self._joined: dict[str, int] = {}   # page path -> streams opened by it so far
         self.state: dict = {"type": "ok"}
         self.closed = threading.Event()
 
-    def subscribe(self) -> queue.Queue:
+    def subscribe(self, page: str = "") -> queue.Queue:
         q: queue.Queue = queue.Queue()
+        page = page_file(page)
         with self._lock:
-            self._clients.append(q)
+            self._clients.append((q, page))
+            self._joined[page] = self._joined.get(page, 0) + 1
             q.put(self.state)
+            self._lock.notify_all()
         return q
 
     def unsubscribe(self, q: queue.Queue) -> None:
         with self._lock:
-            if q in self._clients:
-                self._clients.remove(q)
+            self._clients = [(c, page) for c, page in self._clients if c is not q]
 
     def send(self, event: dict) -> None:
         with self._lock:
             if event.get("type") in ("ok", "error"):
                 self.state = event
-            for q in self._clients:
+            for q, _ in self._clients:
                 q.put(event)
+
+    def reload(self, paths: list[str]):
+        """Send a reload event for `paths` (site paths of files); returns `wait(timeout, stop)`, which returns once
+        every open page showing one of them has loaded again (opened its new stream), after `timeout` seconds, or
+        once `stop()` is true."""
+        targets = set(paths)
+        with self._lock:
+            expected = sum(1 for _, page in self._clients if page in targets)
+            mark = {page: self._joined.get(page, 0) for page in targets}
+        self.send({"type": "reload", "paths": paths})
+
+        def wait(timeout: float, stop=lambda: False) -> bool:
+            deadline = time.monotonic() + timeout
+            with self._lock:
+                while sum(self._joined.get(page, 0) - n for page, n in mark.items()) < expected:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or self.closed.is_set() or stop():
+                        return False
+                    self._lock.wait(min(left, 0.02))
+            return True
+
+        return wait
+
+
+def page_file(path: str) -> str:
+    """The file a page's path shows, as reload events name it: `/blog/x/` -> `/blog/x/index.html`."""
+    path = unquote(path)
+    return path + "index.html" if path.endswith("/") else path
 
 
 def resolve(root: Path, url_path: str) -> Path | None:
@@ -75,6 +111,7 @@ class Handler(BaseHTTPRequestHandler):
 
     server_version = "site-builder"
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes: without this each response waits ~40 ms
 
     def log_message(self, fmt, *args) -> None:  # the terminal shows builds, not every request
         pass
@@ -138,7 +175,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "keep-alive")
         self.end_headers()
         events = self.site.events
-        q = events.subscribe()
+        q = events.subscribe(parse_qs(urlsplit(self.path).query).get("page", [""])[0])
         try:
             while not events.closed.is_set():
                 try:

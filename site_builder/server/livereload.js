@@ -53,7 +53,7 @@
     });
   }
 
-  var source = new EventSource("/__livereload");
+  var source = new EventSource("/__livereload?page=" + encodeURIComponent(location.pathname));
   source.onmessage = function (message) {
     var event = JSON.parse(message.data);
     if (event.type === "error") { overlay(event); return; }

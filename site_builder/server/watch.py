@@ -10,7 +10,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 DEBOUNCE = 0.05  # editors' save bursts (temp file, rename) land within a few ms
-_IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".tmp", ".part", ".crdownload")
+SETTLE = 0.01    # quiet time enough once every changed file was closed after writing, or renamed into place
+_IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".tmp", ".part", ".crdownload", "___jb_tmp___", "___jb_old___")
 
 
 def interesting(path: str, root: Path) -> bool:
@@ -37,20 +38,26 @@ class _Handler(FileSystemEventHandler):
             return
         if event.is_directory and event.event_type not in ("deleted", "moved"):
             return  # a file event inside says what changed
-        for path in (event.src_path, getattr(event, "dest_path", "")):
+        dest = getattr(event, "dest_path", "")
+        for path in (event.src_path, dest):
             if path and interesting(path, self.watcher.root):
-                self.watcher.touch(path)
+                # a file closed after writing, or renamed into place, is whole: no need to wait the full debounce
+                whole = not event.is_directory and ((event.event_type == "closed" and path == event.src_path)
+                                                    or (event.event_type == "moved" and path == dest))
+                self.watcher.touch(path, whole)
 
 
 class Watcher:
-    """Calls `rebuild(changed_paths)` once events have been quiet for DEBOUNCE seconds."""
+    """Calls `rebuild(changed_paths)` once events have been quiet for DEBOUNCE seconds (SETTLE seconds when the
+    last event of every changed path says the file is whole: closed after writing, or renamed into place)."""
 
-    def __init__(self, root: Path, rebuild: Callable[[list[str]], object], log=print):
+    def __init__(self, root: Path, rebuild: Callable[[list[str]], object], log=print, on_change=lambda: None):
         self.root = root.resolve()
         self.rebuild = rebuild
+        self.on_change = on_change  # called at once on every change (a running rebuild may stop its late work)
         self.log = log
         self.observer = Observer()
-        self._pending: set[str] = set()
+        self._pending: dict[str, bool] = {}   # changed path -> whether it is whole
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -65,10 +72,11 @@ class Watcher:
         self.observer.start()
         self._thread.start()
 
-    def touch(self, path: str) -> None:
+    def touch(self, path: str, whole: bool = False) -> None:
         with self._lock:
-            self._pending.add(str(Path(path).resolve().relative_to(self.root)))
+            self._pending[str(Path(path).resolve().relative_to(self.root))] = whole
         self._wake.set()
+        self.on_change()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -77,10 +85,12 @@ class Watcher:
             # coalesce: wait until no event arrived for DEBOUNCE seconds
             while True:
                 self._wake.clear()
-                if not self._wake.wait(DEBOUNCE) or self._stop.is_set():
+                with self._lock:
+                    quiet = SETTLE if all(self._pending.values()) else DEBOUNCE
+                if not self._wake.wait(quiet) or self._stop.is_set():
                     break
             with self._lock:
-                changed, self._pending = sorted(self._pending), set()
+                changed, self._pending = sorted(self._pending), {}
             if changed and not self._stop.is_set():
                 try:
                     self.rebuild(changed)
