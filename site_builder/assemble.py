@@ -178,10 +178,11 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
     groups = _translation_groups(config, views)
     for view in views:
         group = groups[view.post.translation_key]
-        view.translations = [group[c] for c in config.languages if c in group and group[c] is not view]
+        view.translations = [group[c] for c in config.languages if c in group and group[c] is not view] \
+            if len(group) > 1 else []
     sites: dict[str, LanguageSite] = {}
     for code, lang in config.languages.items():
-        chosen = {id(_pick(config, g, code)) for g in groups.values()}
+        chosen = {id(_pick(config, g, code) if len(g) > 1 else next(iter(g.values()))) for g in groups.values()}
         listed = [v for v in views if id(v) in chosen]
         tags, years = _index(listed)
         sites[code] = LanguageSite(lang, listed, tags, years, [v for v in views if v.post.lang == code])
@@ -201,7 +202,8 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
             new_pages[path] = hit
             continue
         pages.append(_post_page(config, view, site_key))
-        new_pages[path] = (inputs, pages[-1])
+        new_pages[path] = (inputs, pages[-1], {v for v in inputs[1:] if v is not None},
+                           lambda view=view: _post_page(config, view, site_key).key)
     for code, lsite in sites.items():
         pages += _language_pages(config, lsite, sites, site_key, old_pages, new_pages)
     pages.append(Page("404.html", "404.html", {"page_title": None, "kind": "404", "ui": config.lang(config.language),
@@ -223,20 +225,19 @@ def _post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
                          [_card(v) for v in view.translations]))
 
 
-def _shape(post: Post) -> tuple:
-    """What of a post decides where it is listed and what lists, neighbours and translations show of it
-    (with its reading time)."""
-    return (post.permalink, post.title, post.date, post.summary, tuple(post.tags), post.lang, post.translation_key,
-            bool(post.meta.get("draft")))
+def _place(post: Post) -> tuple:
+    """What of a post decides which lists show it, where, and beside which posts and translations."""
+    return (post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, bool(post.meta.get("draft")))
 
 
 def update_posts(memo: dict, site_key: str, changes: list[tuple[Post, Post, Rendered]]) -> SiteModel | None:
-    """The model `assemble` left in `memo`, updated in place for posts whose text changed but not their shape.
+    """The model `assemble` left in `memo`, updated in place for posts that stay where they are listed.
 
-    `changes` holds (old record, new record, new fragment) of published posts. When every new record is listed
-    where and as the old one was (same permalink, title, dates, summary, tags, language, translation key and
-    reading time), only their own pages change: each view takes its new record and HTML, and its page a new key.
-    Otherwise (or when the memo is not of the last build) nothing is changed and None is returned: assemble again.
+    `changes` holds (old record, new record, new fragment) of published posts. When every new record has the
+    old one's place (permalink, date, tags, language, translation key), the model's structure stands: each view
+    takes its new record and HTML, its page a new key, and when what lists show of it changed (title, summary,
+    reading time) so do the pages showing it (lists, neighbours, translations). Otherwise (or when the memo is
+    not of the last build) nothing is changed and None is returned: assemble again.
     """
     views, pages, model = memo.get("views"), memo.get("pages"), memo.get("model")
     if memo.get("site_key") != site_key or model is None:
@@ -244,20 +245,29 @@ def update_posts(memo: dict, site_key: str, changes: list[tuple[Post, Post, Rend
     todo = []
     for old, new, rendered in changes:
         view = views.get(id(old))
-        if view is None or view.post is not old or _shape(old) != _shape(new) \
-                or reading_minutes(rendered) != view.reading_minutes or _out(view.url) not in pages:
+        if view is None or view.post is not old or _place(old) != _place(new) or _out(view.url) not in pages:
             return None
         todo.append((view, new, rendered))
+    shown = set()  # views whose card changed
     for view, new, rendered in todo:
+        card = _card(view)
         del views[id(view.post)]
         view.post, view.html, view.key, view.toc = new, rendered.html, rendered.key, rendered.toc
+        view.reading_minutes = reading_minutes(rendered)
         view.__post_init__()
         view.__dict__.pop("_feed", None)
+        view.__dict__.pop("_card", None)
         views[id(new)] = view
+        if _card(view) != card:
+            shown.add(view)
         page = pages[_out(view.url)][1]
         fresh = _post_page(model.config, view, site_key)
         page.key = fresh.key
         page.context.update(fresh.context)
+    if shown:
+        for _, page, shows, rekey in pages.values():
+            if not shown.isdisjoint(shows):
+                page.key = rekey()
     return model
 
 
@@ -285,9 +295,13 @@ def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, La
             return hit[1]
         alternates = _alternates(config, code, others)
         context.update(ui=lang, alternates=alternates)
-        cards = () if views is None else ([_card(v) for v in views],)
-        made = Page(path, template, context, key=_key(site_key, code, url, alternates, *key_parts, *cards))
-        new_pages[path] = (inputs, made)
+
+        def key() -> str:
+            cards = () if views is None else ([_card(v) for v in views],)
+            return _key(site_key, code, url, alternates, *key_parts, *cards)
+
+        made = Page(path, template, context, key=key())
+        new_pages[path] = (inputs, made, set(views or ()), key)
         return made
 
     pages = _paginate(config, lsite, sites, page)

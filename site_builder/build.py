@@ -212,11 +212,11 @@ QUICK_MAX = 8  # more changed posts than this (a checkout, a search and replace)
 
 
 def _quick_rebuild(config: SiteConfig, cache: BuildCache, only: set[str], site_key: str, state: tuple) -> tuple | None:
-    """A save that changed only the text of some posts (not where or how lists show them): read just those files
-    and update the last build's model in place. Returns what `load_and_render` and `assemble` would have, or None
-    (nothing changed in the cache) when the save is anything else: a new, deleted, executing or draft post, a
-    changed title, date, summary, tags, language, translation key or reading time. `state` is what the last
-    build (which succeeded) left: its published posts, their fragments and the runs of executing posts."""
+    """A save that changed some posts but not where they are listed (their text, title or summary): read just
+    those files and update the last build's model in place. Returns what `load_and_render` and `assemble` would
+    have, or None (nothing changed in the cache) when the save is anything else: a new, deleted, executing or
+    draft post, a changed date, permalink, tags, language or translation key. `state` is what the last build
+    (which succeeded) left: its published posts, their fragments and the runs of executing posts."""
     memo = cache.memo.get("assemble")
     if memo is None or len(only) > QUICK_MAX:
         return None

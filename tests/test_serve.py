@@ -401,12 +401,14 @@ def test_rebuilds_as_serve_runs_them_equal_full_builds(session):
     quick = "load+render (quick)"
     assert quick in s.save(("p3.md", text.replace("Body of post 3.", "Body of post 3, edited."))).timings
     assert s.early == [["/blog/2020/p3/index.html"]], "a body edit updates the post's page first"
-    assert quick not in s.save(("p3.md", text.replace("Body of post 3.", "A much longer body. " * 400))).timings
-    assert quick not in s.save(("p3.md", text.replace("title: Post 3", "title: Post three"))).timings
-    assert s.early == [["/blog/2020/p3/index.html"]]
-    s.save(("p4.md", (posts / "p4.md").read_text().replace("[t1, common]", "[t1, brand-new]")))  # tags
+    assert quick in s.save(("p3.md", text.replace("Body of post 3.", "A much longer body. " * 400))).timings
+    assert quick in s.save(("p3.md", text.replace("title: Post 3", "title: Post three"))).timings  # lists show it
+    assert s.early == [["/blog/2020/p3/index.html"]], "the post's page first, then its lists and neighbours"
+    assert quick in s.save(("p1.md", (posts / "p1.md").read_text().replace("date:", "summary: A summary.\ndate:"))).timings
+    assert quick not in s.save(("p4.md", (posts / "p4.md").read_text().replace("[t1, common]", "[t1, brand-new]"))).timings
     s.save(("p5.md", (posts / "p5.md").read_text().replace("date: 2022-06-15", "date: 2019-06-15")))  # year, order
-    s.save(("p1.md", (posts / "p1.md").read_text().replace("date:", "summary: A summary.\ndate:")))
+    assert quick in s.save(("p0.zh.md", post("帖子零，新标题", "2020-01-10", "[t0]", "中文正文。\n"))).timings  # a translation
+    s.save(("p0.zh.md", post("帖子零", "2020-01-10", "[t0]", "中文正文。\n")))
     s.save(("new.md", post("A new post", "2023-01-01", "[t0, fresh]")))                      # added
     s.save(("p2.md", None))                                                                  # deleted
     s.save(("p6.md", (posts / "p6.md").read_text().replace("tags:", "draft: true\ntags:")))  # now a draft
