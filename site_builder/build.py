@@ -113,9 +113,9 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
             post = load_post(path, config)
             key = "" if executes(post) else fragment_key(post)  # executing posts are rendered after their code ran
             rendered = None
-            if key and key not in cache.fragments:
+            if key and (key not in cache.fragments or not _images_unchanged(cache.fragments[key])):
                 rendered = render_post(post, content_dir=content_dir)
-                rendered.key = key
+                rendered.key = _with_images(key, rendered)
             out.append((post, stamp, key, rendered))
         return out
 
@@ -134,7 +134,7 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
             key = content_key(RENDER_VERSION, post.body, run.key, repr(run.failures), str(keep_going))
             if key not in cache.fragments or not _images_unchanged(cache.fragments[key]):
                 rendered = render_post(post, exec_fence_hook(run, keep_going), content_dir)
-                rendered.key = key
+                rendered.key = _with_images(key, rendered)
             results[i] = (post, stamp, key, rendered)
     fresh = 0
     for _, _, key, rendered in results:
@@ -146,6 +146,11 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
     published = {id(p) for p in posts}
     return (posts, {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published}, fresh, runs,
             [post for post, _, _, _ in loaded])
+
+
+def _with_images(key: str, rendered: Rendered) -> str:
+    """A fragment's identity for page keys: its Markdown's key, plus the stamps of the images it shows."""
+    return content_key(key, *(f"{u.source}:{u.stamp}" for u in rendered.images)) if rendered.images else key
 
 
 def _images_unchanged(rendered: Rendered) -> bool:
