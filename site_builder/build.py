@@ -251,7 +251,7 @@ def _quick_rebuild(config: SiteConfig, cache: BuildCache, only: set[str], site_k
         done = cache.fragments.get(key)
         if done is None or not _images_unchanged(done):
             done = render_post(post, content_dir=content_dir)
-            done.key = key
+            done.key = _with_images(key, done)  # as load_and_render does
             cache.fragments[key] = done  # kept even if this returns None: the full way finds it
             fresh += 1
         todo.append((name, stamp, old, post, key, done))

@@ -469,3 +469,22 @@ def test_site_and_theme_changes_rebuild_everything(session):
     s.rebuild(["themes/default/templates/404.html"])
     (s.root / "content" / "posts" / "p1.md").write_text(post("Changed unseen", "2021-02-11"))
     s.rebuild(None)  # nothing known: every file is looked at
+
+
+def test_rebuilds_with_local_images_equal_full_builds(tmp_path):
+    from PIL import Image
+
+    root = make_site(tmp_path / "site", "title: Photos\nurl: https://example.org\n")
+    posts = root / "content" / "posts"
+    write_post(root, "trip.md", "title: Trip\ndate: 2025-03-01\ntags: [travel]", "Look.\n\n![The pier](pier.jpg)\n")
+    write_post(root, "home.md", "title: Home\ndate: 2025-02-01", "No photos here.\n")
+    Image.new("RGB", (900, 600), (200, 40, 40)).save(posts / "pier.jpg")
+    s = Session(root, tmp_path)
+    text = (posts / "trip.md").read_text()
+    assert "load+render (quick)" in s.save(("trip.md", text.replace("Look.", "Look at this."))).timings
+    Image.new("RGB", (1200, 500), (40, 200, 40)).save(posts / "pier.jpg")  # the photo replaced
+    s.rebuild(["content/posts/pier.jpg"])
+    Image.new("RGB", (700, 700), (40, 40, 200)).save(posts / "boat.jpg")   # a new photo, then the post shows it
+    s.rebuild(["content/posts/boat.jpg"])
+    s.save(("trip.md", text.replace("Look.", "Look.\n\n![A boat](boat.jpg)")))
+    assert "/blog/2025/trip/boat.jpg" in s.early[0], "the page's new photo is in place when the page reloads"
