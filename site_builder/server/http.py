@@ -6,6 +6,7 @@ import json
 import mimetypes
 import posixpath
 import queue
+import socket
 import threading
 import time
 from http import HTTPStatus
@@ -59,11 +60,12 @@ class Broadcaster:
 
     def reload(self, paths: list[str]):
         """Send a reload event for `paths` (site paths of files); returns `wait(timeout, stop)`, which returns once
-        every open page showing one of them has loaded again (opened its new stream), after `timeout` seconds, or
-        once `stop()` is true."""
+        a page showing one of them has loaded again (opened its new stream), at once when no open page shows
+        them, after `timeout` seconds, or once `stop()` is true. (One page is enough: a stream closed by a page
+        that went away is only noticed at its next ping.)"""
         targets = set(paths)
         with self._lock:
-            expected = sum(1 for _, page in self._clients if page in targets)
+            expected = min(1, sum(1 for _, page in self._clients if page in targets))
             mark = {page: self._joined.get(page, 0) for page in targets}
         self.send({"type": "reload", "paths": paths})
 
@@ -168,6 +170,15 @@ class Handler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
+    def _peer_closed(self) -> bool:
+        """The page closed its stream (reloaded, or went away): the socket reads end-of-file."""
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+
     def _events(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -181,6 +192,8 @@ class Handler(BaseHTTPRequestHandler):
                 try:
                     event = q.get(timeout=0.25)
                 except queue.Empty:
+                    if self._peer_closed():
+                        break
                     self.wfile.write(b": ping\n\n")
                     self.wfile.flush()
                     continue
