@@ -255,12 +255,15 @@ def _quick_rebuild(config: SiteConfig, cache: BuildCache, only: set[str], site_k
             cache.fragments[key] = done  # kept even if this returns None: the full way finds it
             fresh += 1
         todo.append((name, stamp, old, post, key, done))
+    where = {id(p): i for i, p in enumerate(posts)}
+    if any(id(old) not in where for _, _, old, _, _, _ in todo):
+        return None
     model = update_posts(memo, site_key, [(old, post, done) for _, _, old, post, _, done in todo])
     if model is None:
         return None
     for name, stamp, old, post, key, done in todo:
         cache.posts[name] = (stamp, post, key)
-        posts[next(i for i, p in enumerate(posts) if p is old)] = post
+        posts[where[id(old)]] = post
         rendered[post.permalink] = done
     return posts, rendered, fresh, runs, [post for _, _, _, post, _, _ in todo], model
 
