@@ -32,9 +32,17 @@ path g circle rect line polyline polygon ellipse defs use text tspan symbol clip
 
 
 def resolve_urls(doc: Doc) -> None:
-    """Make relative links and image URLs absolute against the entry's base."""
-    if not doc.base:
-        return
+    """Make relative links and image URLs absolute against the entry's base; warn about images left without a host."""
+    if doc.base:
+        _resolve_against_base(doc)
+    for img in doc.soup.find_all("img"):
+        src = (img.get("src") or "").strip()
+        if src and not src.startswith("data:") and not re.match(r"^([a-z][a-z0-9+.-]*:)?//", src, re.I):
+            doc.warn(f"image {src} has no host in the feed: put the file at content/{src.lstrip('/')} "
+                     f"(or give the full URL) before building")
+
+
+def _resolve_against_base(doc: Doc) -> None:
     for name, attrs in _URL_ATTRS.items():
         for el in doc.soup.find_all(name):
             for attr in attrs:
