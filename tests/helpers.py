@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,3 +42,15 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, pattern: str) -> st
     assert len(lines) == 1, f"expected one error line, got:\n{proc.stderr}"
     assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
     return lines[0]
+
+
+def wait_for(fn, timeout: float = 8.0, step: float = 0.05):
+    """Poll `fn` until it returns something true (returned), or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(step)
+    raise AssertionError(f"timed out waiting; last value {last!r}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from helpers import make_site, write_post
+from helpers import make_site, wait_for, write_post
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 COLOURS = [(200, 40, 40), (40, 160, 60), (40, 70, 200), (230, 190, 30), (150, 60, 170)]
@@ -66,19 +66,6 @@ def browser():
     driver = _driver()
     yield driver
     driver.quit()
-
-
-def wait_for(fn, timeout: float = 5.0):
-    import time
-
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.03)
-    raise AssertionError(f"timed out; last value {last!r}")
 
 
 def shown(browser) -> dict:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, make_site, write_post
+from helpers import REPO, make_site, wait_for, write_post
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -107,17 +107,6 @@ def browser():
     driver.set_page_load_timeout(20)
     yield driver
     driver.quit()
-
-
-def wait_for(fn, timeout: float = 8.0, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(step)
-    raise AssertionError(f"timed out waiting; last value {last!r}")
 
 
 def article_text(browser) -> str:
