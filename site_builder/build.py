@@ -66,7 +66,8 @@ def _site_key(config: SiteConfig, theme: Theme) -> str:
 
 
 def fragment_key(post: Post) -> str:
-    return content_key(RENDER_VERSION, post.body)
+    """A fragment depends on the Markdown, and (through local images) on where the post is and is published."""
+    return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink)
 
 
 def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOptions | None = None,
@@ -131,7 +132,7 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
     for i, (post, stamp, key, rendered) in enumerate(results):
         run = runs.get(post.rel)
         if run is not None:
-            key = content_key(RENDER_VERSION, post.body, run.key, repr(run.failures), str(keep_going))
+            key = content_key(fragment_key(post), run.key, repr(run.failures), str(keep_going))
             if key not in cache.fragments or not _images_unchanged(cache.fragments[key]):
                 rendered = render_post(post, exec_fence_hook(run, keep_going), content_dir)
                 rendered.key = _with_images(key, rendered)

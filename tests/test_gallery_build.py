@@ -499,3 +499,24 @@ def test_one_bad_image_among_good_ones_publishes_none_of_them(good_site):
     names = {p.name for p in image_files(good_site / "output/blog/2025/many").values()}
     assert {"cut.jpg", "cut.480w.webp", "new0.jpg", "new3.800w.webp"} <= names
     assert bad.startswith(f"error: content/posts/many.md:{line_of(post, 'cut.jpg')}: "), bad  # the line of the image
+
+
+def test_translations_with_the_same_photos_each_link_their_own_copies(tmp_path):
+    """Two posts with the same Markdown (a post and its translation) must not share one rendered fragment."""
+    from PIL import Image
+
+    from helpers import make_site, run_cli, write_post
+
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nlanguages:\n  en: {}\n  zh: {}\n")
+    (root / "content/posts/photos").mkdir(parents=True)
+    Image.new("RGB", (900, 600), (10, 120, 200)).save(root / "content/posts/photos/p1.jpg")
+    body = "::: gallery\n![One](photos/p1.jpg)\n![One again](photos/p1.jpg)\n:::\n"
+    write_post(root, "trip.md", "title: Trip\ndate: 2025-01-01", body)
+    write_post(root, "trip.zh.md", "title: 旅行\ndate: 2025-01-01", body)
+    run_cli("build", "--source", str(root), check=True)
+    for page, folder in (("blog/2025/trip/index.html", "/blog/2025/trip/"),
+                         ("zh/blog/2025/trip/index.html", "/zh/blog/2025/trip/")):
+        html = (root / "output" / page).read_text(encoding="utf-8")
+        srcs = re.findall(r'<img src="([^"]+)"', html)
+        assert srcs and all(src.startswith(folder) for src in srcs), (page, srcs)
+        assert (root / "output" / srcs[0].lstrip("/")).exists()
