@@ -18,8 +18,8 @@ from site_builder.config import SiteConfig, load_config
 from site_builder.errors import ExecutionFailed, SiteError
 from site_builder.execute import ExecOptions, executes, failure_lines, run_posts
 from site_builder.feed import atom_feed, robots, sitemap
+from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_outputs
 from site_builder.load import check_posts, find_post_files, is_post_path, load_post
-from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_name
 from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parallel import fork_map
 from site_builder.render import RENDER_VERSION, exec_fence_hook, pygments_css, render_post
@@ -113,10 +113,7 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
         for path, stamp in chunk:
             post = load_post(path, config)
             key = "" if executes(post) else fragment_key(post)  # executing posts are rendered after their code ran
-            rendered = None
-            if key and (key not in cache.fragments or not _images_unchanged(cache.fragments[key])):
-                rendered = render_post(post, content_dir=content_dir)
-                rendered.key = _with_images(key, rendered)
+            rendered = _render_unless_cached(post, key, cache, content_dir) if key else None
             out.append((post, stamp, key, rendered))
         return out
 
@@ -133,9 +130,7 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
         run = runs.get(post.rel)
         if run is not None:
             key = content_key(fragment_key(post), run.key, repr(run.failures), str(keep_going))
-            if key not in cache.fragments or not _images_unchanged(cache.fragments[key]):
-                rendered = render_post(post, exec_fence_hook(run, keep_going), content_dir)
-                rendered.key = _with_images(key, rendered)
+            rendered = _render_unless_cached(post, key, cache, content_dir, exec_fence_hook(run, keep_going))
             results[i] = (post, stamp, key, rendered)
     fresh = 0
     for _, _, key, rendered in results:
@@ -149,21 +144,23 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
             [post for post, _, _, _ in loaded])
 
 
-def _with_images(key: str, rendered: Rendered) -> str:
-    """A fragment's identity for page keys: its Markdown's key, plus the stamps of the images it shows."""
-    return content_key(key, *(f"{u.source}:{u.stamp}" for u in rendered.images)) if rendered.images else key
+def _render_unless_cached(post: Post, key: str, cache: BuildCache, content_dir: Path, hook=None) -> Rendered | None:
+    """A fresh fragment for `post`, or None when the cache holds a valid one under `key`.
+
+    The fragment's own key (for page keys) adds the stamps of the images it shows to `key`."""
+    done = cache.fragments.get(key)
+    if done is not None and _images_unchanged(done):
+        return None
+    rendered = render_post(post, hook, content_dir)
+    if rendered.images:
+        key = content_key(key, *(f"{u.source}:{u.stamp}" for u in rendered.images))
+    rendered.key = key
+    return rendered
 
 
 def _images_unchanged(rendered: Rendered) -> bool:
     """A cached fragment holds its images' sizes: it stays valid while every image file is as it was."""
-    for use in rendered.images:
-        try:
-            st = os.stat(use.source)
-        except OSError:
-            return False
-        if (st.st_mtime_ns, st.st_size) != use.stamp:
-            return False
-    return True
+    return all(_stamp(use.source) == use.stamp for use in rendered.images)
 
 
 def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Path,
@@ -182,8 +179,7 @@ def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Pa
     todo: list[tuple[ImageUse, list[tuple[str, int | None]]]] = []
     for use in uses.values():
         stem = f"{use.source}:{use.stamp}:{IMAGE_VERSION}"
-        folder = use.out.rsplit("/", 1)[0] + "/" if "/" in use.out else ""
-        outputs = [(use.out, None)] + [(folder + variant_name(use.out.rsplit("/", 1)[-1], w), w) for w in use.widths]
+        outputs = [(use.out, None), *variant_outputs(use.out, use.widths)]
         for rel, _ in outputs:
             other = claimed.setdefault(rel, use)
             if other is not use:
@@ -249,10 +245,10 @@ def _quick_rebuild(config: SiteConfig, cache: BuildCache, only: set[str], site_k
         if executes(post) or post.meta.get("draft"):
             return None
         key = fragment_key(post)
-        done = cache.fragments.get(key)
-        if done is None or not _images_unchanged(done):
-            done = render_post(post, content_dir=content_dir)
-            done.key = _with_images(key, done)  # as load_and_render does
+        done = _render_unless_cached(post, key, cache, content_dir)
+        if done is None:
+            done = cache.fragments[key]
+        else:
             cache.fragments[key] = done  # kept even if this returns None: the full way finds it
             fresh += 1
         todo.append((name, stamp, old, post, key, done))
@@ -337,7 +333,7 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
         strings, warnings = ui_strings(config, theme)
         for warning in warnings:
             log(warning)
-        env = make_env(config, theme, {}, strings)
+        env = make_env(config, theme, strings)
         cache.memo["env"] = (env_key, env)
     previous = cache.pages if cache.output == str(output) else {}
     writer = OutputWriter(output, previous, build_id=uuid.uuid4().hex, previous_id=cache.build_id,

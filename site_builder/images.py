@@ -159,6 +159,12 @@ def variant_name(name: str, width: int) -> str:
     return f"{PurePath(name).stem}.{width}w.webp"
 
 
+def variant_outputs(out: str, widths: tuple[int, ...]) -> list[tuple[str, int]]:
+    """Output paths of an image's WebP variants, beside its published original: (path, width)."""
+    folder, _, name = out.rpartition("/")
+    return [(f"{folder}/{variant_name(name, w)}" if folder else variant_name(name, w), w) for w in widths]
+
+
 def cache_key(info: ImageInfo) -> str:
     settings = (str(info.path), tuple(info.stamp), IMAGE_VERSION, WIDTHS, WEBP_QUALITY, WEBP_METHOD, ORIGINAL_QUALITY)
     return hashlib.sha1(repr(settings).encode()).hexdigest()

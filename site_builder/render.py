@@ -18,7 +18,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from site_builder.errors import SiteError
-from site_builder.images import ImageError, probe, variant_name
+from site_builder.images import ImageError, probe, variant_outputs
 from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
@@ -145,7 +145,7 @@ class PostRenderer(RendererHTML):
             href, data = escape(src), ""
         else:
             url, use, (width, height) = local
-            srcset = ", ".join(f"{_sibling(url, variant_name(url.rsplit('/', 1)[-1], w))} {w}w" for w in use.widths)
+            srcset = ", ".join(f"/{quote(rel)} {w}w" for rel, w in variant_outputs(use.out, use.widths))
             sizes = "(min-width: 46rem) 22rem, 100vw" if in_gallery else "(min-width: 46rem) 46rem, 100vw"
             img = (f'<picture><source type="image/webp" srcset="{escape(srcset)}" sizes="{sizes}">'
                    f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr} width="{width}" height="{height}" '
@@ -193,10 +193,6 @@ class PostRenderer(RendererHTML):
         if tokens[idx].meta.get("bilingual"):
             return "</p>\n"
         return super().renderToken(tokens, idx, options, env)
-
-
-def _sibling(url: str, name: str) -> str:
-    return url.rsplit("/", 1)[0] + "/" + quote(name)
 
 
 def local_image(src: str, env: dict, line: int | None):

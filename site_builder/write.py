@@ -75,7 +75,7 @@ def ui_strings(config: SiteConfig, theme: Theme) -> tuple[dict[str, dict], list[
     return table, warnings
 
 
-def make_env(config: SiteConfig, theme: Theme, globals_: dict, strings: dict[str, dict] | None = None) -> jinja2.Environment:
+def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict] | None = None) -> jinja2.Environment:
     """Jinja environment; `t`, `datefmt`, `tag_url`, `year_url` and `lang_url` follow the page's language (`ui`)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(d / "templates") for d in theme.dirs]),
@@ -105,8 +105,7 @@ def make_env(config: SiteConfig, theme: Theme, globals_: dict, strings: dict[str
         tag_url=jinja2.pass_context(lambda ctx, tag: tag_url(tag, ui(ctx).prefix)),
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
         lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
-        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
-        **globals_)
+        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))))
     env.filters["datefmt"] = datefmt
     env.filters["isodate"] = lambda dt: dt.isoformat(timespec="seconds")
     env.filters["absolute"] = config.absolute
@@ -165,34 +164,28 @@ class OutputWriter:
 
     def needs(self, rel: str, key: str) -> bool:
         """Record that this build produces `rel`; True when it must be (re)written."""
-        previous = self.previous.get(rel)
-        if previous is None:  # a path the previous build wrote was checked then
-            _check_rel(rel)
-        if rel in self.keys:
-            raise SiteError(f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)")
-        self.keys[rel] = key
+        previous = self._claim(rel, key)
         if previous == key and (self.trust_output or os.path.exists(os.path.join(self.output, rel))):
             return False
         self.staged.append(rel)
         return True
 
-    def write(self, rel: str, data: str | bytes) -> None:
+    def _staged(self, rel: str) -> str:
+        """Where `rel` is staged, its folder made."""
         path = os.path.join(self.staging, rel)
         parent = os.path.dirname(path)
         if parent not in self._dirs:
             os.makedirs(parent, exist_ok=True)
             self._dirs.add(parent)
-        with open(path, "wb") as fh:
+        return path
+
+    def write(self, rel: str, data: str | bytes) -> None:
+        with open(self._staged(rel), "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
 
     def copy_file(self, rel: str, src: Path) -> None:
         """Stage a copy of a file that is already on disk (an image or its variant)."""
-        path = os.path.join(self.staging, rel)
-        parent = os.path.dirname(path)
-        if parent not in self._dirs:
-            os.makedirs(parent, exist_ok=True)
-            self._dirs.add(parent)
-        shutil.copyfile(src, path)
+        shutil.copyfile(src, self._staged(rel))
 
     def put(self, rel: str, key: str, produce) -> None:
         """Write `produce()` to `rel` unless the previous build wrote the same key there."""
@@ -201,11 +194,17 @@ class OutputWriter:
 
     def keep(self, rel: str) -> None:
         """Record that this build produces `rel` but leaves it as the previous build wrote it, for `write_late`."""
-        if rel not in self.previous:
+        self._claim(rel, self.previous.get(rel, ""))
+
+    def _claim(self, rel: str, key: str) -> str | None:
+        """Record `rel` as this build's with `key`; returns the previous build's key for it."""
+        previous = self.previous.get(rel)
+        if previous is None:  # a path the previous build wrote was checked then
             _check_rel(rel)
         if rel in self.keys:
             raise SiteError(f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)")
-        self.keys[rel] = self.previous.get(rel, "")
+        self.keys[rel] = key
+        return previous
 
     def copy_tree(self, src: Path, dest: str = "") -> None:
         """Copy a folder of static files; the first copy of a path wins (site theme over default)."""

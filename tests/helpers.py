@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,3 +57,25 @@ def wait_for(fn, timeout: float = 8.0, step: float = 0.05):
             return last
         time.sleep(step)
     raise AssertionError(f"timed out waiting; last value {last!r}")
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+def chromium(*flags: str):
+    """A real headless Chromium driven through Debian's chromedriver (installed by `make test`), 1280x900."""
+    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), \
+        "Chromium and chromedriver are needed (make test installs Debian's chromium and chromium-driver)"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+                 f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-test-')}", "--window-size=1280,900", *flags):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(20)
+    return driver

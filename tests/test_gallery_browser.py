@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import tempfile
 import threading
 import time
 
 import pytest
 from PIL import Image
 
-from helpers import make_site, wait_for, write_post
+from helpers import chromium, make_site, wait_for, write_post
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # p1-p3 in the masonry gallery, p4-p5 in the grid; p5 is portrait, so the grid must crop it to its cell
 PHOTOS = {"p1": ((1600, 1200), (200, 40, 40)), "p2": ((1600, 1200), (40, 160, 60)), "p3": ((1600, 1200), (40, 70, 200)),
           "p4": ((1600, 1200), (230, 190, 30)), "p5": ((1200, 1600), (150, 60, 170))}
@@ -58,23 +55,7 @@ def site_url(tmp_path_factory):
 
 
 def make_driver(script: bool = True):
-    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), \
-        "Chromium and chromedriver are needed (make test installs Debian's chromium and chromium-driver)"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-test-')}", "--window-size=1280,900",
-                 "--hide-scrollbars"):
-        options.add_argument(flag)
-    if not script:
-        options.add_argument("--blink-settings=scriptEnabled=false")
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(20)
-    return driver
+    return chromium("--hide-scrollbars", *(() if script else ("--blink-settings=scriptEnabled=false",)))
 
 
 @pytest.fixture(scope="module")

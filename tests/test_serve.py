@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from helpers import REPO, make_site, wait_for, write_post
+from helpers import REPO, chromium, make_site, wait_for, write_post
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
 class Server:
@@ -92,19 +88,7 @@ def server(site: Path):
 
 @pytest.fixture(scope="module")
 def browser():
-    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), \
-        "Chromium and chromedriver are needed (make test installs Debian's chromium and chromium-driver)"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-test-')}", "--window-size=1280,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(20)
+    driver = chromium()
     yield driver
     driver.quit()
 
