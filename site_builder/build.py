@@ -50,11 +50,12 @@ class BuildResult:
 
 
 def _theme_digest(theme: Theme) -> str:
-    """Templates and UI strings: what pages depend on (static files are copied, pages do not change)."""
-    h = hashlib.sha1()
+    """UI strings and other theme files every page depends on (static files are copied; templates are keyed per
+    page by `write.template_digests`, so a template edit rewrites only the pages using it)."""
+    h = hashlib.sha1(repr([str(d) for d in theme.dirs]).encode())  # a theme folder appearing changes the loader
     for d in theme.dirs:
         for path in sorted(d.rglob("*")):
-            if path.is_file() and path.relative_to(d).parts[0] != "static":
+            if path.is_file() and path.relative_to(d).parts[0] not in ("static", "templates"):
                 st = path.stat()
                 h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()

@@ -9,9 +9,11 @@ from datetime import datetime
 from pathlib import Path
 
 import jinja2
+import jinja2.meta
 import yaml
 
 from site_builder.assemble import feed_path, tag_url, year_url
+from site_builder.cache import content_key
 from site_builder.config import CONFIG_NAME, Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
@@ -343,9 +345,46 @@ def _remove_later(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> dict[str, str]:
+    """For each template, a digest of its file and of every template it extends, includes or imports (by stamp):
+    a page depends on those only, so editing tags.html rewrites the tag index and nothing else."""
+    files: dict[str, tuple[str, set]] = {}  # name -> (its file's stamp, the names it references)
+
+    def visit(name: str) -> None:
+        if name in files:
+            return
+        try:
+            source, filename, _ = env.loader.get_source(env, name)
+            refs = set(jinja2.meta.find_referenced_templates(env.parse(source, name, filename)))
+        except jinja2.TemplateError as exc:
+            raise _template_error(exc, theme) from None
+        st = os.stat(filename)
+        files[name] = (f"{filename}:{st.st_size}:{st.st_mtime_ns}", refs)
+        for ref in refs:
+            if ref is None:  # a name computed at render time: depend on every template
+                for d in theme.dirs:
+                    for path in sorted((d / "templates").rglob("*.html")):
+                        visit(path.relative_to(d / "templates").as_posix())
+            else:
+                visit(ref)
+
+    digests = {}
+    for name in names:
+        visit(name)
+        seen, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo += [r for r in files[current][1] if r is not None] + (list(files) if None in files[current][1] else [])
+        digests[name] = content_key(*sorted(files[n][0] for n in seen))
+    return digests
+
+
 def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pages: list[Page]) -> int:
-    """Render and stage the pages whose key changed since the last build; returns how many."""
-    todo = [page for page in pages if writer.needs(page.path, page.key)]
+    """Render and stage the pages whose key (with their templates' digest) changed since the last build; returns how many."""
+    digests = template_digests(env, theme, {page.template for page in pages})
+    todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
     try:  # compile templates once, before forking
         for name in {p.template for p in todo}:
             env.get_template(name)

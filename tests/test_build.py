@@ -118,3 +118,29 @@ def test_editing_a_post_updates_its_page_and_lists(site):
     assert "First post, edited" in page(site, "/blog/2024/first/")
     assert "First post, edited" in page(site, "/page/2/")
     assert "First post, edited" in page(site, "/feed.xml")
+
+
+def test_a_template_edit_rewrites_only_the_pages_using_it(tmp_path):
+    import shutil
+
+    from helpers import REPO
+
+    from site_builder.build import build_site
+
+    root = make_site(tmp_path / "site")
+    write_post(root, "a.md", "title: A\ndate: 2025-01-01\ntags: [x]")
+    write_post(root, "b.md", "title: B\ndate: 2024-01-01\ntags: [y]")
+    templates = root / "themes" / "default" / "templates"
+    templates.mkdir(parents=True)
+    for name in ("tags.html", "post.html", "base.html"):
+        shutil.copy(REPO / "themes/default/templates" / name, templates / name)
+    build_site(root, root / "output")
+    (templates / "tags.html").write_text((templates / "tags.html").read_text().replace("<h1", "<h1 data-edited"))
+    changed = build_site(root, root / "output").changed_paths
+    assert changed == ["blog/tag/index.html"]
+    assert "data-edited" in (root / "output/blog/tag/index.html").read_text()
+    (templates / "post.html").write_text((templates / "post.html").read_text().replace("<article", "<article data-edited"))
+    assert sorted(build_site(root, root / "output").changed_paths) == ["blog/2024/b/index.html", "blog/2025/a/index.html"]
+    (templates / "base.html").write_text((templates / "base.html").read_text().replace("<main", "<main data-edited"))
+    every_page = build_site(root, root / "output").changed_paths
+    assert "index.html" in every_page and "blog/tag/index.html" in every_page and "404.html" in every_page
