@@ -168,18 +168,28 @@ def split_lang_suffix(stem: str, cfg: SiteConfig) -> tuple[str, str | None]:
 
 def _translation_key(path: Path, stem: str, cfg: SiteConfig) -> str:
     """Files named alike but for the language suffix are translations of each other: key = their shared path."""
+    folder = _relative(path.parent, cfg.root / cfg.posts_dir)
+    return ((folder if folder is not None else path.parent) / stem).as_posix()
+
+
+def _relative(path: Path, folder: Path) -> Path | None:
+    """`path` relative to `folder`: as written when it lies under it (no file system calls: a build names
+    thousands of posts this way), else after resolving both (symlinks, `..`); None when it is outside."""
     try:
-        folder = path.parent.resolve().relative_to((cfg.root / cfg.posts_dir).resolve())
+        rel = path.relative_to(folder)
+        if ".." not in rel.parts:
+            return rel
     except ValueError:
-        folder = path.parent
-    return (folder / stem).as_posix()
+        pass
+    try:
+        return path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return None
 
 
 def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
-        return str(path)
+    rel = _relative(path, root)
+    return str(rel if rel is not None else path)
 
 
 def find_post_files(cfg: SiteConfig) -> list[Path]:

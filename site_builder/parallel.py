@@ -27,20 +27,30 @@ def _run(fn, chunk, conn) -> None:
 
 
 def fork_map(fn: Callable[[Sequence], list], items: Sequence, min_per_worker: int = 40) -> list:
-    """`fn(chunk) -> list` over interleaved chunks of `items`, in parallel; results in item order."""
+    """`fn(chunk) -> list` over interleaved chunks of `items`, in parallel; results in item order.
+
+    This process works on the first chunk itself while forked workers do the others: one process fewer, and
+    the first chunk's results need no pickling."""
     workers = worker_count(len(items), min_per_worker)
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return list(fn(items))
     ctx = multiprocessing.get_context("fork")
     chunks = [items[i::workers] for i in range(workers)]
     procs = []
-    for chunk in chunks:
+    for chunk in chunks[1:]:
         recv, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_run, args=(fn, chunk, send), daemon=True)
         proc.start()
         send.close()
         procs.append((proc, recv))
-    outcomes = []
+    try:
+        outcomes = [("ok", fn(chunks[0]))]
+    except BaseException:
+        for proc, recv in procs:  # this build is over: do not leave workers behind
+            proc.kill()
+            proc.join()
+            recv.close()
+        raise
     for proc, recv in procs:
         try:
             outcomes.append(recv.recv())

@@ -18,6 +18,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from site_builder.errors import SiteError
+from site_builder.fastlex import speed_up
 from site_builder.images import ImageError, probe, variant_outputs
 from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
@@ -33,7 +34,7 @@ _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", ""
 def _lexer(lang: str):
     name = _LANG_ALIASES.get(lang.lower(), lang.lower())
     try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
+        return speed_up(get_lexer_by_name(name, stripnl=False, ensurenl=False))
     except ClassNotFound:
         return None
 

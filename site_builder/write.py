@@ -385,16 +385,15 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
     """Render and stage the pages whose key (with their templates' digest) changed since the last build; returns how many."""
     digests = template_digests(env, theme, {page.template for page in pages})
     todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
-    try:  # compile templates once, before forking
-        for name in {p.template for p in todo}:
-            env.get_template(name)
+    try:  # compile templates once, before forking (and look each up once: a lookup stats its files)
+        templates = {name: env.get_template(name) for name in {p.template for p in todo}}
     except jinja2.TemplateError as exc:
         raise _template_error(exc, theme) from None
 
     def render_chunk(chunk: list[Page]) -> list[int]:
         for page in chunk:
             try:
-                data = env.get_template(page.template).render(**page.context)
+                data = templates[page.template].render(**page.context)
             except jinja2.TemplateError as exc:
                 raise _template_error(exc, theme) from None
             except Exception as exc:  # a bad theme must not produce a traceback
