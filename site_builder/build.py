@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import ChainMap
+from functools import partial
 import time
 import uuid
 from dataclasses import dataclass
@@ -340,13 +342,22 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     writer = OutputWriter(output, previous, build_id=uuid.uuid4().hex, previous_id=cache.build_id,
                           trust_output=warm is not None)
     lap("assemble")
+    feeds = _feeds(config, model, site_key)
+    late = on_update is not None and writer.incremental
     try:
         pages = model.pages
         pages_rendered = 0
+        if late:
+            for rel, _, _ in feeds:
+                writer.keep(rel)  # written by `finish`, after this build
+            feed_jobs = []
+        else:  # made by workers of their own while the pages are rendered: the feeds are the biggest files
+            feed_jobs = [(rel, partial(_made_with_entries, make, cache.feed_entries))
+                         for rel, key_of, make in feeds if writer.needs(rel, key_of())]
         if on_update is not None and writer.incremental and loaded:  # the edited posts' pages first
             first = [model.post_pages[p.permalink] for p in loaded if p.permalink in model.post_pages]
             claimed: dict[str, ImageUse] = {}
-            pages_rendered += write_pages(writer, env, theme, first)
+            pages_rendered += write_pages(writer, env, theme, first)[0]
             images = publish_images(writer, [rendered[p.permalink] for p in loaded if p.permalink in rendered],
                                     root / IMAGE_CACHE, claimed)
             moved = writer.commit_early()
@@ -354,28 +365,24 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
             if moved:
                 on_update(moved)
             done = {id(page) for page in first}
-            pages_rendered += write_pages(writer, env, theme, [page for page in pages if id(page) not in done])
+            pages_rendered += write_pages(writer, env, theme, [page for page in pages if id(page) not in done])[0]
             lap("pages")
             images += publish_images(writer, list(rendered.values()), root / IMAGE_CACHE, claimed)
             lap("images")
         else:
-            pages_rendered += write_pages(writer, env, theme, pages)
-            lap("pages")
+            rendered_now, new_entries = write_pages(writer, env, theme, pages, feed_jobs)
+            pages_rendered += rendered_now
+            for entries in new_entries:
+                cache.feed_entries.update(entries)
+            lap("pages")  # with the feeds, made beside them
             images = publish_images(writer, list(rendered.values()), root / IMAGE_CACHE)
             lap("images")
-        feeds = _feeds(config, model, site_key, cache)
-        late = on_update is not None and writer.incremental
-        for rel, key, produce in feeds:
-            if late:
-                writer.keep(rel)  # written by `finish`, after this build
-            else:
-                writer.put(rel, key(), produce)
         writer.put("robots.txt", content_key(site_key, "robots"), lambda: robots(config))
         writer.put("css/pygments.css", content_key(site_key, "pygments"), pygments_css)
         for d in theme.dirs:  # the site's theme first: its files win
             if (d / "static").is_dir():
                 writer.copy_tree(d / "static")
-        lap("feed+assets")
+        lap("assets")
         files_changed = writer.commit()
         lap("commit")
     except BaseException:
@@ -395,23 +402,30 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     result = BuildResult(output, len(posts), fresh, len(writer.keys), pages_rendered, files_changed,
                          time.perf_counter() - start, timings, runs, writer.changed, cache, images)
     if late:
-        result.finish = lambda cancelled=lambda: False: write_late(output, cache.pages, feeds, cancelled)
+        items = [(rel, key_of, partial(make, cache.feed_entries)) for rel, key_of, make in feeds]
+        result.finish = lambda cancelled=lambda: False: write_late(output, cache.pages, items, cancelled)
     return result
 
 
-def _feeds(config: SiteConfig, model, site_key: str, cache: BuildCache) -> list[tuple]:
-    """The feeds and the sitemap, as (output path, key function, producer): each lists every post, so they are
-    the biggest files and the last written."""
+def _made_with_entries(make: Callable[[dict], str], entries: dict) -> tuple[str, dict]:
+    """A feed made with the feed entries cached so far, and the entries it made anew (for the cache)."""
+    fresh: dict = {}
+    return make(ChainMap(fresh, entries)), fresh
+
+
+def _feeds(config: SiteConfig, model, site_key: str) -> list[tuple]:
+    """The feeds and the sitemap, as (output path, key function, producer taking the feed entry cache): each
+    lists every post, so they are the biggest files."""
     out = [(config.feed_path, lambda: _feed_key(site_key, model.posts),
-            lambda: atom_feed(config, model.posts, entry_cache=cache.feed_entries))]
+            lambda entries: atom_feed(config, model.posts, entry_cache=entries))]
     for code, lsite in model.languages.items():  # each other language: a feed of the posts written in it
         if code != config.language:
             lang = lsite.lang
             out.append((feed_path(config, lang), lambda lsite=lsite, code=code: content_key(_feed_key(site_key, lsite.own), code),
-                        lambda lsite=lsite, lang=lang: atom_feed(
+                        lambda entries, lsite=lsite, lang=lang: atom_feed(
                             config, lsite.own, feed_path=feed_path(config, lang), lang=lang.code,
                             title=lang.title or f"{config.title} ({lang.name})", home=lang.prefix,
-                            entry_cache=cache.feed_entries)))
+                            entry_cache=entries)))
 
     urls: list[tuple] = []
 
@@ -422,5 +436,5 @@ def _feeds(config: SiteConfig, model, site_key: str, cache: BuildCache) -> list[
                     if p.template in ("list.html", "archive.html", "tags.html") and p.path != "index.html")
         return content_key(site_key, "sitemap", "\n".join([f"{u} {m}" for u, m in urls]))
 
-    out.append(("sitemap.xml", sitemap_key, lambda: sitemap(config, urls)))
+    out.append(("sitemap.xml", sitemap_key, lambda entries: sitemap(config, urls)))
     return out

@@ -9,10 +9,10 @@ from functools import partial
 from pygments.lexer import RegexLexer
 from pygments.token import Error, Whitespace, _TokenType
 
-try:  # the regex parser behind `re` (Python 3.11+); without it every rule is a candidate for every character
-    from re import _constants as _sre, _parser as _sre_parse
+try:  # the parser behind `re`: re._parser since Python 3.11, sre_parse before
+    from re import _parser as _sre_parse
 except ImportError:  # pragma: no cover
-    _sre = _sre_parse = None
+    import sre_parse as _sre_parse
 
 _ANY = "(?s:.)"
 _CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
@@ -22,7 +22,7 @@ _CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_S
 def speed_up(lexer):
     """`lexer`, made to lex through the faster engine when it is a plain RegexLexer (others are left as they are)."""
     cls = type(lexer)
-    if getattr(cls, "get_tokens_unprocessed", None) is RegexLexer.get_tokens_unprocessed and _sre_parse:
+    if getattr(cls, "get_tokens_unprocessed", None) is RegexLexer.get_tokens_unprocessed:
         tables = {name: _State(rules) for name, rules in lexer._tokens.items()}  # some lexers have their own
         lexer.get_tokens_unprocessed = partial(_tokens, lexer, tables)
     return lexer

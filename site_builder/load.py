@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import unicodedata
+from functools import lru_cache
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from site_builder.models import Post
 _FENCE = "---"
 
 
+@lru_cache(maxsize=4096)  # pages link every tag they show: a site has few tags and many links to them
 def slugify(text: str) -> str:
     """A URL slug that keeps CJK characters readable and drops punctuation."""
     text = unicodedata.normalize("NFKC", text).lower()
@@ -84,6 +86,14 @@ def parse_date(value, rel: str, line: int | None, key: str) -> datetime:
     return dt
 
 
+def _date(meta: dict, key: str, rel: str, text: str) -> datetime:
+    """`parse_date` of a front matter key; the key's line is looked up only for an error."""
+    try:
+        return parse_date(meta[key], rel, None, key)
+    except SiteError as exc:
+        raise SiteError(exc.message, rel, _key_line(text, key)) from None
+
+
 def make_permalink(pattern: str, dt: datetime, slug: str, lang: str) -> str:
     path = (pattern.replace(":year", f"{dt.year:04d}").replace(":month", f"{dt.month:02d}")
             .replace(":day", f"{dt.day:02d}").replace(":slug", slug).replace(":lang", lang))
@@ -122,8 +132,8 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
         raise SiteError("front matter has no 'title'", rel, _key_line(text, "title") or 1)
     if "date" not in meta or meta["date"] in (None, ""):
         raise SiteError("front matter has no 'date'", rel, _key_line(text, "date") or 1)
-    dt = parse_date(meta["date"], rel, _key_line(text, "date"), "date")
-    updated = parse_date(meta["updated"], rel, _key_line(text, "updated"), "updated") if meta.get("updated") else dt
+    dt = _date(meta, "date", rel, text)
+    updated = _date(meta, "updated", rel, text) if meta.get("updated") else dt
     tags = meta.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]

@@ -15,9 +15,9 @@ def worker_count(items: int, min_per_worker: int = 40) -> int:
     return max(1, min(cores, items // min_per_worker))
 
 
-def _run(fn, chunk, conn) -> None:
+def _run(fn, args, conn) -> None:
     try:
-        conn.send(("ok", fn(chunk)))
+        conn.send(("ok", fn(*args)))
     except SiteError as exc:
         conn.send(("site", (exc.message, str(exc.file) if exc.file else None, exc.line)))
     except BaseException:  # report, the parent raises it
@@ -26,43 +26,84 @@ def _run(fn, chunk, conn) -> None:
         conn.close()
 
 
+class Forked:
+    """`fn(*args)` running in a forked worker; `result()` waits for it and returns it or raises its error."""
+
+    def __init__(self, fn: Callable, *args):
+        ctx = multiprocessing.get_context("fork")
+        self._recv, send = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_run, args=(fn, args, send), daemon=True)
+        self._proc.start()
+        send.close()
+
+    def result(self):
+        try:
+            status, value = self._recv.recv()
+        except EOFError:
+            status, value = "crash", f"worker exited with code {self._proc.exitcode}"
+        self._proc.join()
+        self._recv.close()
+        if status == "site":
+            raise SiteError(*value)
+        if status == "crash":
+            raise RuntimeError(f"a build worker failed:\n{value}")
+        return value
+
+    def cancel(self) -> None:
+        """Stop the worker (the build it works for failed) and wait for it to go."""
+        self._proc.kill()
+        self._proc.join()
+        self._recv.close()
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+class Done:
+    """A result worked out at once (where processes cannot fork), with Forked's methods."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
+
+    def cancel(self) -> None:
+        pass
+
+
+def fork_start(fn: Callable[[], object]) -> Forked | Done:
+    """Start `fn()` in a forked worker now, beside the work that follows (where processes cannot fork, `fn` runs
+    at once); `.result()` waits for it, `.cancel()` stops it."""
+    return Forked(fn) if can_fork() else Done(fn())
+
+
 def fork_map(fn: Callable[[Sequence], list], items: Sequence, min_per_worker: int = 40) -> list:
     """`fn(chunk) -> list` over interleaved chunks of `items`, in parallel; results in item order.
 
     This process works on the first chunk itself while forked workers do the others: one process fewer, and
     the first chunk's results need no pickling."""
     workers = worker_count(len(items), min_per_worker)
-    if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers == 1 or not can_fork():
         return list(fn(items))
-    ctx = multiprocessing.get_context("fork")
     chunks = [items[i::workers] for i in range(workers)]
-    procs = []
-    for chunk in chunks[1:]:
-        recv, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_run, args=(fn, chunk, send), daemon=True)
-        proc.start()
-        send.close()
-        procs.append((proc, recv))
+    forked = [Forked(fn, chunk) for chunk in chunks[1:]]
     try:
-        outcomes = [("ok", fn(chunks[0]))]
+        first = fn(chunks[0])
     except BaseException:
-        for proc, recv in procs:  # this build is over: do not leave workers behind
-            proc.kill()
-            proc.join()
-            recv.close()
+        for worker in forked:  # this build is over: do not leave workers behind
+            worker.cancel()
         raise
-    for proc, recv in procs:
+    outcomes = [first]
+    for i, worker in enumerate(forked):
         try:
-            outcomes.append(recv.recv())
-        except EOFError:
-            outcomes.append(("crash", f"worker exited with code {proc.exitcode}"))
-        proc.join()
-    for status, value in outcomes:
-        if status == "site":
-            raise SiteError(*value)
-        if status == "crash":
-            raise RuntimeError(f"a build worker failed:\n{value}")
+            outcomes.append(worker.result())
+        except BaseException:
+            for other in forked[i + 1:]:
+                other.cancel()
+            raise
     results: list = [None] * len(items)
-    for w, (_, value) in enumerate(outcomes):
+    for w, value in enumerate(outcomes):
         results[w::workers] = value
     return results

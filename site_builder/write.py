@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
+from functools import partial
+from typing import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from site_builder.cache import content_key
 from site_builder.config import CONFIG_NAME, Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
-from site_builder.parallel import fork_map
+from site_builder.parallel import Done, fork_map, fork_start, worker_count
 
 MARKER = ".site-builder"
 DEFAULT_THEME = Path(__file__).resolve().parent.parent / "themes" / "default"
@@ -381,8 +383,17 @@ def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> 
     return digests
 
 
-def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pages: list[Page]) -> int:
-    """Render and stage the pages whose key (with their templates' digest) changed since the last build; returns how many."""
+PAGES_PER_WORKER = 150  # fewer pages than this per core: one process renders them
+
+
+def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pages: list[Page],
+                files: Sequence[tuple[str, Callable[[], tuple]]] = ()) -> tuple[int, list]:
+    """Render and stage the pages whose key (with their templates' digest) changed since the last build.
+
+    `files` are other outputs (path, produce), staged by workers of their own while the pages are rendered:
+    `produce()` returns (the file's text, a result for the caller). Returns how many pages were rendered and the
+    results of `files`, in order.
+    """
     digests = template_digests(env, theme, {page.template for page in pages})
     todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
     try:  # compile templates once, before forking (and look each up once: a lookup stats its files)
@@ -401,5 +412,18 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
             writer.write(page.path, data)
         return [1] * len(chunk)
 
-    fork_map(render_chunk, todo, min_per_worker=150)
-    return len(todo)
+    def stage(rel: str, produce: Callable[[], tuple]):
+        data, result = produce()
+        writer.write(rel, data)
+        return result
+
+    many = worker_count(len(todo), PAGES_PER_WORKER) > 1  # else forking would cost more than it saves
+    started = [fork_start(partial(stage, rel, produce)) if many else Done(stage(rel, produce)) for rel, produce in files]
+    try:
+        fork_map(render_chunk, todo, min_per_worker=PAGES_PER_WORKER)
+        results = [job.result() for job in started]
+    except BaseException:
+        for job in started:
+            job.cancel()
+        raise
+    return len(todo), results
