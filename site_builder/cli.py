@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import os
 import sys
 from datetime import datetime, timezone
@@ -28,6 +29,9 @@ def cmd_build(args) -> int:
     from site_builder.execute import failure_lines
 
     _site_root(args.source, "build")
+    # One build, then exit: reference counting frees what the build drops, and the cycle collector would only
+    # walk the big heap of loaded posts and fragments again and again (a fifth of a warm rebuild's time).
+    gc.disable()
     result = build_site(Path(args.source), Path(args.output), log=_err, exec_options=_exec_options(args),
                         keep_going=args.keep_going)
     for run in result.runs.values():
@@ -229,3 +233,18 @@ def main(argv: list[str] | None = None) -> int:
         first = (str(exc).splitlines() or [""])[0]
         _err(f"internal error: {type(exc).__name__}: {first} (run with --debug for a traceback)")
         return 2
+
+
+def run() -> None:
+    """The `site-builder` command: `main`, then, after a build, exit at once. Tearing down the interpreter would
+    free the whole heap of posts and pages object by object (0.2 s on a 4,000-post site) for nothing; the output,
+    the cache and the printed lines are all written by then. A Ray cluster this process started is left to its
+    normal shutdown."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    ray = sys.modules.get("ray")
+    if argv[:1] == ["build"] and not (ray is not None and ray.is_initialized()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)

@@ -131,6 +131,7 @@ def load_config(root: Path) -> SiteConfig:
     path = root / CONFIG_NAME
     cfg = SiteConfig(root=root)
     if not path.exists():
+        cfg.languages = _load_languages(cfg, None, "")
         return cfg
     rel = CONFIG_NAME
     data_bytes = path.read_bytes()

@@ -144,3 +144,13 @@ def test_a_template_edit_rewrites_only_the_pages_using_it(tmp_path):
     (templates / "base.html").write_text((templates / "base.html").read_text().replace("<main", "<main data-edited"))
     every_page = build_site(root, root / "output").changed_paths
     assert "index.html" in every_page and "blog/tag/index.html" in every_page and "404.html" in every_page
+
+
+def test_a_site_without_site_yml_builds_with_the_defaults(tmp_path):
+    """content/ alone is a site: English, the default theme, the post at its dated permalink."""
+    root = tmp_path / "bare"
+    write_post(root, "hi.md", "title: Hi\ndate: 2026-11-21T22:19:50+00:00\ntags: []\nlang: en", "Write here.\n")
+    out = run_cli("build", "--source", str(root), check=True).stdout
+    assert "built 1 posts" in out
+    html = (root / "output" / "blog" / "2026" / "hi" / "index.html").read_text()
+    assert '<html lang="en">' in html and "Write here." in html
