@@ -179,13 +179,17 @@ class OutputWriter:
         path = os.path.join(self.staging, rel)
         parent = os.path.dirname(path)
         if parent not in self._dirs:
-            os.makedirs(parent, exist_ok=True)
+            try:  # most pages have a folder of their own, whose parent is there: one system call
+                os.mkdir(parent)
+            except FileNotFoundError:
+                os.makedirs(parent, exist_ok=True)
+            except FileExistsError:
+                pass
             self._dirs.add(parent)
         return path
 
     def write(self, rel: str, data: str | bytes) -> None:
-        with open(self._staged(rel), "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        _write_file(self._staged(rel), data.encode("utf-8") if isinstance(data, str) else data)
 
     def copy_file(self, rel: str, src: Path) -> None:
         """Stage a copy of a file that is already on disk (an image or its variant)."""
@@ -328,6 +332,19 @@ def _unlink_and_prune(root: Path, rel: str) -> None:
         except OSError:
             break
         parent = os.path.dirname(parent)
+
+
+def _write_file(path: str, data: bytes) -> None:
+    """A new file with `data`: open, write, close (a buffered file object adds three system calls, which on this
+    kind of disk made writing a 4,000-post site's pages 1.5x slower)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0),
+                 0o666)  # less the umask, as open() does
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _remove_later(path: Path) -> None:
