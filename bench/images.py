@@ -33,6 +33,9 @@ from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
 from site_builder.build import build_site
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build import cpu_name  # noqa: E402  (bench/build.py)
+
 PHOTO_VERSION = "1"  # bump when the generated photos change, so cached ones are not reused
 STAGES = ("load+render", "pages", "images", "commit")
 
@@ -121,16 +124,6 @@ def run(root: Path) -> dict:
             **{stage: result.timings.get(stage, 0.0) for stage in STAGES}}
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=int, default=100, help="number of photos (default: 100)")
@@ -146,7 +139,7 @@ def main() -> None:
     width, height = (int(v) for v in args.size.lower().split("x"))
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"machine: {cpu_model()}, {cores} cores usable (nproc), Python {platform.python_version()}, Pillow {PIL.__version__}")
+    print(f"machine: {cpu_name()}, {cores} cores usable (nproc), Python {platform.python_version()}, Pillow {PIL.__version__}")
     sources = photos(args.photo_cache, args.photos, width, height)
     sizes = [p.stat().st_size for p in sources]
     print(f"photos: {len(sources)} x {width}x{height} JPEG q90, {sum(sizes) / len(sizes) / 1e6:.2f} MB on average "
