@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import ChainMap
-from functools import partial
 import time
 import uuid
+from collections import ChainMap
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable
 

@@ -6,8 +6,8 @@ import hashlib
 import os
 import re
 import unicodedata
-from functools import lru_cache
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import yaml

@@ -73,10 +73,10 @@ class Done:
         pass
 
 
-def fork_start(fn: Callable[[], object]) -> Forked | Done:
-    """Start `fn()` in a forked worker now, beside the work that follows (where processes cannot fork, `fn` runs
-    at once); `.result()` waits for it, `.cancel()` stops it."""
-    return Forked(fn) if can_fork() else Done(fn())
+def fork_start(fn: Callable[[], object], fork: bool = True) -> Forked | Done:
+    """Start `fn()` in a forked worker now, beside the work that follows (with `fork` false, or where processes
+    cannot fork, `fn` runs at once); `.result()` waits for it, `.cancel()` stops it."""
+    return Forked(fn) if fork and can_fork() else Done(fn())
 
 
 def fork_map(fn: Callable[[Sequence], list], items: Sequence, min_per_worker: int = 40) -> list:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from functools import partial
-from typing import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
+from typing import Callable, Sequence
 
 import jinja2
 import jinja2.meta
@@ -19,7 +19,7 @@ from site_builder.cache import content_key
 from site_builder.config import CONFIG_NAME, Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
-from site_builder.parallel import Done, fork_map, fork_start, worker_count
+from site_builder.parallel import fork_map, fork_start, worker_count
 
 MARKER = ".site-builder"
 DEFAULT_THEME = Path(__file__).resolve().parent.parent / "themes" / "default"
@@ -435,7 +435,7 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
         return result
 
     many = worker_count(len(todo), PAGES_PER_WORKER) > 1  # else forking would cost more than it saves
-    started = [fork_start(partial(stage, rel, produce)) if many else Done(stage(rel, produce)) for rel, produce in files]
+    started = [fork_start(partial(stage, rel, produce), fork=many) for rel, produce in files]
     try:
         fork_map(render_chunk, todo, min_per_worker=PAGES_PER_WORKER)
         results = [job.result() for job in started]
