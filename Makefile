@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,posts]'
+	$(PY) -m compileall -q site_builder  # bytecode as a wheel install has it, even under PYTHONDONTWRITEBYTECODE
 	touch $(STAMP)
 
 # the browser tests drive Debian's Chromium through its chromedriver; install them when missing
