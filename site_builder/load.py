@@ -68,30 +68,23 @@ def front_matter_line(path: Path, key: str) -> int | None:
         return None
 
 
-def parse_date(value, rel: str, line: int | None, key: str) -> datetime:
-    """Front matter dates: YAML dates/datetimes or ISO strings; naive means UTC."""
+def parse_date(meta: dict, key: str, rel: str, text: str) -> datetime:
+    """A front matter date (`meta[key]`): a YAML date/datetime or an ISO string; naive means UTC. The key's line
+    in `text` is looked up only for an error."""
+    value = meta[key]
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, date):
         dt = datetime(value.year, value.month, value.day)
-    elif isinstance(value, str):
-        try:
-            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise SiteError(f"{key!r} is not a date: {value!r} (use YYYY-MM-DD or ISO 8601)", rel, line) from None
     else:
-        raise SiteError(f"{key!r} is not a date: {value!r}", rel, line)
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))  # a str, or not a date at all
+        except (ValueError, AttributeError):
+            hint = " (use YYYY-MM-DD or ISO 8601)" if isinstance(value, str) else ""
+            raise SiteError(f"{key!r} is not a date: {value!r}{hint}", rel, _key_line(text, key)) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt
-
-
-def _date(meta: dict, key: str, rel: str, text: str) -> datetime:
-    """`parse_date` of a front matter key; the key's line is looked up only for an error."""
-    try:
-        return parse_date(meta[key], rel, None, key)
-    except SiteError as exc:
-        raise SiteError(exc.message, rel, _key_line(text, key)) from None
 
 
 def make_permalink(pattern: str, dt: datetime, slug: str, lang: str) -> str:
@@ -132,8 +125,8 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
         raise SiteError("front matter has no 'title'", rel, _key_line(text, "title") or 1)
     if "date" not in meta or meta["date"] in (None, ""):
         raise SiteError("front matter has no 'date'", rel, _key_line(text, "date") or 1)
-    dt = _date(meta, "date", rel, text)
-    updated = _date(meta, "updated", rel, text) if meta.get("updated") else dt
+    dt = parse_date(meta, "date", rel, text)
+    updated = parse_date(meta, "updated", rel, text) if meta.get("updated") else dt
     tags = meta.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
