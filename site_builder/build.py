@@ -312,8 +312,9 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     theme = find_theme(config)
     check_output_dir(root, output)
     cache = warm if warm is not None else BuildCache.open(root / CACHE_FILE)
-    loading_key = content_key(config.permalink, config.url, config.language, config.posts_dir, repr(config.languages))
-    if cache.loading_key != loading_key:  # loaded posts depend on these settings
+    loading_key = content_key(RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir,
+                              repr(config.languages))
+    if cache.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
         cache.posts, cache.loading_key = {}, loading_key
     only = _changed_posts(config, cache, changed) if warm is not None else None
     state = cache.memo.pop("state", None)  # what the last build left for a quick rebuild; only a build that succeeds leaves it

@@ -9,8 +9,8 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it.renderer import RendererHTML
+from math_core import LatexError, LatexToMathML
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -23,7 +23,7 @@ from site_builder.images import ImageError, probe, variant_outputs
 from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse
 
-RENDER_VERSION = "6"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "9"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -49,41 +49,32 @@ def highlight_code(code: str, lang: str) -> str:
     return f'<div class="highlight"><pre><code{cls}>{body}</code></pre></div>\n'
 
 
-_MTEXT = re.compile(r"<mtext>(.*?)</mtext>", re.S)
-_BARE_AMP = re.compile(r"&(?!#x?[0-9A-Fa-f]+;|[A-Za-z]+;)")
+_MATH_TOKENS = ("math_inline", "math_inline_double", "math_block", "math_block_label")
+_MATH_ERROR = re.compile(r"input(\d+):\d+: (.*)", re.S)
 
 
-def _escape_mtext(match: re.Match) -> str:
-    """latex2mathml copies \\text{...} verbatim: escape its `<`, `>` and bare `&`."""
-    text = _BARE_AMP.sub("&amp;", match.group(1)).replace("<", "&lt;").replace(">", "&gt;")
-    return f"<mtext>{text}</mtext>"
+@lru_cache(maxsize=None)
+def _math_converter() -> LatexToMathML:
+    """math-core's converter (MathML Core, which browsers render without scripts), TeX kept as an annotation."""
+    return LatexToMathML(annotation=True, fancy_error=False)
 
 
-@lru_cache(maxsize=8192)
-def math_to_mathml(tex: str, display: bool) -> str:
-    """MathML for a TeX expression, with the TeX kept as an annotation (copy, search, a11y)."""
-    mathml = _MTEXT.sub(_escape_mtext, latex_to_mathml(tex, display="block" if display else "inline"))
-    head, sep, rest = mathml.partition(">")
-    inner = rest[: rest.rfind("</math>")]
-    return (f"{head}{sep}<semantics>{inner}<annotation encoding=\"application/x-tex\">"
-            f"{escape(tex, quote=False)}</annotation></semantics></math>")
-
-
-_EQNO = re.compile(r"<mtd><mtext>\(\d+\)</mtext></mtd>")
-_NUMBERED_ENV = re.compile(r"\s*\\begin\{(equation|gather|multline)\}")
-
-
-def _number_equations(mathml: str, tex: str, env: dict) -> str:
-    """Number equations through the whole post, as MathJax does with AMS tags (latex2mathml restarts at 1)."""
-    def next_number(_=None) -> str:
-        env["equation"] = env.get("equation", 0) + 1
-        return f"<mtd><mtext>({env['equation']})</mtext></mtd>"
-
-    mathml = _EQNO.sub(next_number, mathml)
-    if _NUMBERED_ENV.match(tex) and "\\notag" not in tex and "\\nonumber" not in tex:
-        number = next_number()[len("<mtd><mtext>"):-len("</mtext></mtd>")]
-        mathml = f'<span class="eqnum" aria-hidden="true">{number}</span>' + mathml
-    return mathml
+def render_math(tokens: list[Token], env: dict) -> None:
+    """MathML for every formula of a post at once, in `env["math"]` by token: equations are numbered through
+    the post (as MathJax numbers AMS environments) and `\\eqref` may point forward; bad TeX raises SiteError."""
+    found = [t for tok in tokens for t in (tok.children or (tok,)) if t.type in _MATH_TOKENS]
+    if not found:
+        return
+    snippets = [(t.content.strip(), t.type != "math_inline") for t in found]
+    try:
+        mathml = _math_converter().convert_all(snippets)
+    except LatexError as exc:
+        match = _MATH_ERROR.match(str(exc))
+        tok, reason = (found[int(match[1])], match[2]) if match else (None, str(exc))
+        tex = tok.content.strip() if tok else ""
+        raise SiteError(f"cannot render math ${tex}$: {reason.strip()}", env.get("rel"), _line(env, tok)) from None
+    env["math"] = dict(zip(map(id, found), mathml))
+    env["math_count"] = len(found)
 
 
 def _line(env: dict, token: Token | None) -> int | None:
@@ -95,27 +86,21 @@ def _line(env: dict, token: Token | None) -> int | None:
 class PostRenderer(RendererHTML):
     """markdown-it's HTML renderer with the site's rules for code, math, images and galleries."""
 
-    def _math(self, tex: str, display: bool, env: dict, token: Token | None) -> str:
-        env["math_count"] = env.get("math_count", 0) + 1
-        try:
-            mathml = math_to_mathml(tex.strip(), display)
-        except Exception as exc:  # latex2mathml raises many types for bad TeX
-            reason = str(exc) or type(exc).__name__
-            raise SiteError(f"cannot render math ${tex.strip()}$: {reason}", env.get("rel"), _line(env, token)) from None
-        return _number_equations(mathml, tex, env) if display else mathml
+    def _math(self, token: Token, env: dict) -> str:
+        return env["math"][id(token)]
 
     def math_inline(self, tokens, idx, options, env):
-        return self._math(tokens[idx].content, False, env, tokens[idx])
+        return self._math(tokens[idx], env)
 
     def math_inline_double(self, tokens, idx, options, env):
-        return f'<span class="math display">{self._math(tokens[idx].content, True, env, tokens[idx])}</span>'
+        return f'<span class="math display">{self._math(tokens[idx], env)}</span>'
 
     def math_block(self, tokens, idx, options, env):
-        return f'<div class="math">{self._math(tokens[idx].content, True, env, tokens[idx])}</div>\n'
+        return f'<div class="math">{self._math(tokens[idx], env)}</div>\n'
 
     def math_block_label(self, tokens, idx, options, env):
         tok = tokens[idx]
-        return (f'<div class="math" id="{escape(tok.info)}">{self._math(tok.content, True, env, tok)}'
+        return (f'<div class="math" id="{escape(tok.info)}">{self._math(tok, env)}'
                 f'<span class="eqno">({escape(tok.info)})</span></div>\n')
 
     def fence(self, tokens, idx, options, env):
@@ -314,6 +299,7 @@ def render_post(post: Post, fence_hook=None, content_dir: Path | None = None) ->
     if fence_hook is not None:
         env["fence_hook"] = fence_hook
     tokens, env = parse(post.body, env)
+    render_math(tokens, env)
     md = make_parser()
     html = _renderer().render(tokens, md.options, env)
     chars, words = _count_text(tokens)

@@ -108,6 +108,25 @@ def test_rebuild_with_nothing_changed_rewrites_nothing(site):
     assert all(before[p] == m for p, m in after.items())
 
 
+def test_a_new_renderer_renders_unchanged_posts_again(site, monkeypatch):
+    """After an upgrade that changes how posts render, old fragments in .cache/ must not be reused."""
+    from site_builder import build
+    fragment = build.build_site(site, Path("output")).fragments_rendered
+    assert fragment == 0
+    monkeypatch.setattr(build, "RENDER_VERSION", "a newer renderer")
+    assert build.build_site(site, Path("output")).fragments_rendered == 3
+
+
+def test_equations_are_numbered_through_the_post_and_bad_tex_is_named(site):
+    body = ("$$\\begin{equation}a = b\\end{equation}$$\n\n"
+            "$$\\begin{align}c &= d \\nonumber \\\\ e &= f\\end{align}$$\n\nSee $x$.\n")
+    write_post(site, "eq.md", "title: Equations\ndate: 2024-02-01", body)
+    run_cli("build", "--source", str(site), check=True)
+    article = page(site, "/blog/2024/eq/")
+    assert re.findall(r"<mtext>\((\d)\)</mtext>", article) == ["1", "2"], "numbered across formulas; \\nonumber kept"
+    assert article.count("<math") == 3
+
+
 def test_editing_a_post_updates_its_page_and_lists(site):
     post = site / "content" / "posts" / "first.md"
     post.write_text(post.read_text().replace("title: First post", "title: First post, edited")
