@@ -418,10 +418,22 @@ def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pag
     except jinja2.TemplateError as exc:
         raise _template_error(exc, theme) from None
 
+    done: dict[tuple, str] = {}
+
+    @jinja2.pass_context
+    def once(ctx, macro, item):
+        """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
+        on each of its tags' pages and in the archive, the same each time."""
+        key = (macro.name, id(item), getattr(ctx.get("ui"), "code", None))
+        html = done.get(key)
+        if html is None:
+            html = done[key] = macro(item)
+        return html
+
     def render_chunk(chunk: list[Page]) -> list[int]:
         for page in chunk:
             try:
-                data = templates[page.template].render(**page.context)
+                data = templates[page.template].render(**page.context, once=once)
             except jinja2.TemplateError as exc:
                 raise _template_error(exc, theme) from None
             except Exception as exc:  # a bad theme must not produce a traceback
