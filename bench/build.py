@@ -1,6 +1,8 @@
 """Benchmark: build a synthetic site of N posts cold and warm; print seconds, ms/post, peak memory.
 
-Usage: python bench/build.py [N ...] [--cold-runs K]   (default: 1000 4000, 3 cold runs: fastest and median shown)
+Usage: python bench/build.py [N ...] [--cold-runs K] [--feed-limit M]
+(default: 1000 4000, 3 cold runs: fastest, median, slowest; the feed as site.yml's default, the newest 10 posts;
+--feed-limit 0 puts every post in the feed)
 Each post is about 2.5 KB: front matter, headings, prose, a Python code block, inline and display math.
 Builds run `site-builder build` in a subprocess so peak memory (max RSS of the build and its workers) is its own.
 """
@@ -69,11 +71,12 @@ $$
 """
 
 
-def make_site(root: Path, n: int) -> None:
+def make_site(root: Path, n: int, feed_limit: int | None = None) -> None:
     rng = random.Random(n)
     posts = root / "content" / "posts"
     posts.mkdir(parents=True)
-    (root / "site.yml").write_text("title: Bench\nurl: https://bench.example\nposts_per_page: 10\n")
+    extra = f"feed_limit: {feed_limit}\n" if feed_limit is not None else ""
+    (root / "site.yml").write_text("title: Bench\nurl: https://bench.example\nposts_per_page: 10\n" + extra)
     for i in range(n):
         (posts / f"post-{i:05d}.md").write_text(post_text(i, rng))
 
@@ -99,20 +102,21 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def main(sizes: list[int], colds: int) -> None:
+def main(sizes: list[int], colds: int, feed_limit: int | None = None) -> None:
     # The package's bytecode, as an installed wheel has it (where PYTHONDONTWRITEBYTECODE is set, as on this
     # project's machine, Python would otherwise compile site_builder's modules again in every build: ~70 ms).
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "site_builder", quiet=1)
     print(f"machine: {cpu_name()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"temp dir {tempfile.gettempdir()}")
-    print(f"{'posts':>6} {'cold s':>8} {'(median)':>8} {'ms/post':>8} {'warm s':>8} {'touch-1 s':>9} {'peak MiB':>9}")
+    print(f"{'posts':>6} {'cold s':>8} {'(median)':>8} {'(slowest)':>9} {'ms/post':>8} {'warm s':>8} {'touch-1 s':>9} "
+          f"{'peak MiB':>9}")
     stages = []
     roots = []
     try:
         for n in sizes:
             root = Path(tempfile.mkdtemp(prefix=f"bench-{n}-"))
             roots.append(root)
-            make_site(root, n)
+            make_site(root, n, feed_limit)
             os.sync()  # the generated posts are on disk: the build is not charged for writing them back
             # Each cold build writes a new output folder: deleting the last one first would slow the file system
             # down for the build that follows (seen here: 2-10x slower file creation right after a big delete).
@@ -122,13 +126,15 @@ def main(sizes: list[int], colds: int) -> None:
                 runs.append(run_build(root, f"output-{k}"))
             cold = min(r[0] for r in runs)
             median = sorted(r[0] for r in runs)[len(runs) // 2]
+            slowest = max(r[0] for r in runs)
             peak = max(r[1] for r in runs)
             cold_stages = min(runs)[2]
             warm, _, warm_stages = run_build(root, f"output-{colds - 1}")
             post = root / "content" / "posts" / "post-00007.md"
             post.write_text(post.read_text() + "\nOne more line.\n")
             touch, _, _ = run_build(root, f"output-{colds - 1}")
-            print(f"{n:>6} {cold:>8.2f} {median:>8.2f} {cold / n * 1000:>8.2f} {warm:>8.2f} {touch:>9.2f} {peak:>9.0f}")
+            print(f"{n:>6} {cold:>8.2f} {median:>8.2f} {slowest:>9.2f} {cold / n * 1000:>8.2f} {warm:>8.2f} {touch:>9.2f} "
+                  f"{peak:>9.0f}")
             stages.append(f"{n} posts, fastest cold: {cold_stages}\n{n} posts, warm: {warm_stages}")
     finally:
         for root in roots:
@@ -144,4 +150,9 @@ if __name__ == "__main__":
         i = args.index("--cold-runs")
         colds = int(args[i + 1])
         del args[i:i + 2]
-    main([int(a) for a in args] or [1000, 4000], colds)
+    feed_limit = None
+    if "--feed-limit" in args:
+        i = args.index("--feed-limit")
+        feed_limit = int(args[i + 1])
+        del args[i:i + 2]
+    main([int(a) for a in args] or [1000, 4000], colds, feed_limit)

@@ -282,9 +282,10 @@ def _changed_posts(config: SiteConfig, cache: BuildCache, changed: list[str] | N
     return only
 
 
-def _feed_key(site_key: str, views) -> str:
-    """Everything a feed shows of its posts: their files (the digest), fragments and URLs."""
-    return content_key(site_key, "\n".join([feed_part(v) for v in views]))
+def _feed_key(site_key: str, views, limit: int) -> str:
+    """Everything a feed shows of its posts (the newest `limit`, 0: all): their files (the digest), fragments and
+    URLs."""
+    return content_key(site_key, "\n".join([feed_part(v) for v in (views[:limit] if limit else views)]))
 
 
 def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: ExecOptions | None = None,
@@ -417,12 +418,13 @@ def _made_with_entries(make: Callable[[dict], str], entries: dict) -> tuple[str,
 def _feeds(config: SiteConfig, model, site_key: str) -> list[tuple]:
     """The feeds and the sitemap, as (output path, key function, producer taking the feed entry cache): each
     lists every post, so they are the biggest files."""
-    out = [(config.feed_path, lambda: _feed_key(site_key, model.posts),
+    out = [(config.feed_path, lambda: _feed_key(site_key, model.posts, config.feed_limit),
             lambda entries: atom_feed(config, model.posts, entry_cache=entries))]
     for code, lsite in model.languages.items():  # each other language: a feed of the posts written in it
         if code != config.language:
             lang = lsite.lang
-            out.append((feed_path(config, lang), lambda lsite=lsite, code=code: content_key(_feed_key(site_key, lsite.own), code),
+            out.append((feed_path(config, lang),
+                        lambda lsite=lsite, code=code: content_key(_feed_key(site_key, lsite.own, config.feed_limit), code),
                         lambda entries, lsite=lsite, lang=lang: atom_feed(
                             config, lsite.own, feed_path=feed_path(config, lang), lang=lang.code,
                             title=lang.title or f"{config.title} ({lang.name})", home=lang.prefix,

@@ -60,7 +60,7 @@ class SiteConfig:
     posts_dir: str = "content/posts"
     feed_path: str = "feed.xml"
     feed_id: str = ""
-    feed_limit: int = 0
+    feed_limit: int = 10  # newest posts in each feed, as jekyll-feed; 0 = all
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     extra: dict = field(default_factory=dict)
 
@@ -170,6 +170,8 @@ def load_config(root: Path) -> SiteConfig:
     if cfg.posts_per_page < 1:
         raise SiteError(f"posts_per_page must be at least 1, got {cfg.posts_per_page}", rel,
                         _key_line(text, "posts_per_page"))
+    if cfg.feed_limit < 0:
+        raise SiteError(f"feed_limit must be 0 (every post) or more, got {cfg.feed_limit}", rel, _key_line(text, "feed_limit"))
     if not cfg.theme or cfg.theme.startswith(".") or any(c in cfg.theme for c in "/\\\0"):
         raise SiteError(f"theme must be the name of a folder in themes/, got {cfg.theme!r}", rel, _key_line(text, "theme"))
     return cfg

@@ -147,6 +147,7 @@ CONFIG_CASES = {
     "posts-per-page-zero": ("title: T\nposts_per_page: 0\n", r"^error: site\.yml:2: posts_per_page must be at least 1"),
     "posts-per-page-word": ("title: T\nposts_per_page: lots\n", r"^error: site\.yml:2: setting 'posts_per_page' must be int"),
     "posts-per-page-list": ("title: T\nposts_per_page: [1]\n", r"^error: site\.yml:2: setting 'posts_per_page' must be int"),
+    "feed-limit-negative": ("title: T\nurl: https://x.org\nfeed_limit: -1\n", r"^error: site\.yml:3: feed_limit must be 0"),
 }
 
 

@@ -22,7 +22,7 @@ def _post(root: Path, i: int) -> Path:
 @pytest.fixture(scope="module")
 def big(tmp_path_factory) -> Path:
     root = make_site(tmp_path_factory.mktemp("big") / "site",
-                     "title: Big\nurl: https://big.example\nposts_per_page: 2\n")
+                     "title: Big\nurl: https://big.example\nposts_per_page: 2\nfeed_limit: 0\n")
     for i in range(POSTS):
         _post(root, i)
     run_cli("build", "--source", str(root), check=True)

@@ -82,6 +82,22 @@ def test_feed_is_valid_atom_with_every_post(site):
     assert "<math" in first.content[0].value and first.summary == "The first one."
 
 
+def test_feed_holds_the_newest_ten_posts_unless_told(tmp_path):
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\n")
+    for day in range(1, 13):
+        write_post(root, f"p{day:02d}.md", f"title: Day {day}\ndate: 2024-03-{day:02d}")
+    run_cli("build", "--source", str(root), check=True)
+    feed = feedparser.parse((root / "output" / "feed.xml").read_bytes())
+    assert [e.title for e in feed.entries] == [f"Day {d}" for d in range(12, 2, -1)], "as jekyll-feed: newest 10"
+    before = (root / "output" / "feed.xml").stat().st_mtime_ns
+    write_post(root, "p01.md", "title: Day 1\ndate: 2024-03-01", "Edited, but too old for the feed.\n")
+    assert "1 posts rendered" in run_cli("build", "--source", str(root), check=True).stdout
+    assert (root / "output" / "feed.xml").stat().st_mtime_ns == before
+    (root / "site.yml").write_text("title: T\nurl: https://example.org\nfeed_limit: 0\n")
+    run_cli("build", "--source", str(root), check=True)
+    assert len(feedparser.parse((root / "output" / "feed.xml").read_bytes()).entries) == 12
+
+
 def test_chinese_page_is_marked_chinese(site):
     html = next((site / "output" / "blog" / "2025").glob("*/index.html"))
     texts = [p.read_text(encoding="utf-8") for p in (site / "output" / "blog" / "2025").glob("*/index.html")]
@@ -118,13 +134,16 @@ def test_a_new_renderer_renders_unchanged_posts_again(site, monkeypatch):
 
 
 def test_equations_are_numbered_through_the_post_and_bad_tex_is_named(site):
-    body = ("$$\\begin{equation}a = b\\end{equation}$$\n\n"
-            "$$\\begin{align}c &= d \\nonumber \\\\ e &= f\\end{align}$$\n\nSee $x$.\n")
+    body = ("By $\\eqref{last}$:\n\n$$\\begin{equation}a = b\\end{equation}$$\n\n"
+            "$$\\begin{align}c &= d \\nonumber \\\\ e &= f\\end{align}$$\n\n"
+            "$$\\begin{equation}g = h \\label{last}\\end{equation}$$\n")
     write_post(site, "eq.md", "title: Equations\ndate: 2024-02-01", body)
     run_cli("build", "--source", str(site), check=True)
     article = page(site, "/blog/2024/eq/")
-    assert re.findall(r"<mtext>\((\d)\)</mtext>", article) == ["1", "2"], "numbered across formulas; \\nonumber kept"
-    assert article.count("<math") == 3
+    assert re.findall(r"<mtext>\((\d)\)</mtext>", article) == ["1", "2", "3"], "numbered across formulas"
+    assert '<a href="#last">(3)</a>' in article, "a reference to an equation further down gets its number"
+    assert re.search(r'id="last"><mtext>\(3\)', article)
+    assert article.count("<math") == 4
 
 
 def test_editing_a_post_updates_its_page_and_lists(site):
