@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import doctest
 import hashlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import re
@@ -12,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -190,13 +195,71 @@ def _blocks_json(blocks: list[CodeBlock]) -> str:
                       sort_keys=True)
 
 
-def run_key(post: Post, blocks: list[CodeBlock], settings: ExecSettings) -> str:
-    """What a run depends on: the post's path, the blocks, their options, the settings, Python, the declared files.
+def imported_modules(blocks: list[CodeBlock], requires: list[str]) -> list[str]:
+    """Top-level modules the blocks import (`import numpy as np`, `from ray.util import x`) and those `requires`
+    names; blocks that do not parse are left to fail when they run."""
+    names = {r.split(".")[0] for r in requires}
+    for block in blocks:
+        code = block.code
+        if block.kind == "doctest":
+            code = "".join(ex.source for ex in doctest.DocTestParser().get_examples(code))
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return sorted(names)
+
+
+_STDLIB = tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
+
+
+def package_versions(modules: list[str]) -> dict[str, str]:
+    """What is installed for each module, outside the standard library (covered by Python's version): its
+    distribution's version and when its files were written (an upgrade, or a reinstall of the same version, changes
+    it). Found without importing the modules; a module that is not installed is "missing"."""
+    out = {}
+    for name in modules:
+        if name in sys.builtin_module_names:
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            out[name] = "missing"
+            continue
+        where = spec.origin if spec.origin not in (None, "built-in", "frozen") else next(
+            iter(spec.submodule_search_locations or ()), None)
+        if where is None or os.path.realpath(where).startswith(_STDLIB) and "-packages" not in where:
+            continue
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "?"
+        try:
+            stamp = os.stat(where).st_mtime_ns
+        except OSError:
+            stamp = 0
+        out[name] = f"{version} {stamp}"
+    return out
+
+
+def run_key(post: Post, blocks: list[CodeBlock], settings: ExecSettings, packages: dict[str, str] | None = None) -> str:
+    """What a run depends on: the post's path, the blocks, their options, the settings, Python, the packages the
+    blocks import (version and install time), the declared files.
 
     Not the blocks' line numbers: a cached run is moved to the blocks' new lines when loaded (_move_lines)."""
     h = hashlib.sha1(RUNNER_VERSION.encode())
     h.update(_RUNNER_DIGEST)
     h.update(sys.version.encode())
+    if packages is None:
+        packages = package_versions(imported_modules(blocks, settings.requires))
+    h.update(json.dumps(packages, sort_keys=True).encode())
     h.update(post.rel.encode())  # results name the post (tracebacks, failure lines)
     h.update(_blocks_json(blocks).encode())
     h.update(json.dumps(asdict(settings), sort_keys=True).encode())
@@ -217,13 +280,15 @@ class Job:
     blocks: list[CodeBlock]
     settings: ExecSettings
     key: str
+    packages: dict[str, str] = field(default_factory=dict)
 
 
 def make_job(post: Post) -> Job:
     settings = exec_settings(post)
     blocks = extract_blocks(post)
+    packages = package_versions(imported_modules(blocks, settings.requires))
     return Job(post.rel, post.source.read_text(encoding="utf-8"), str(post.source.parent), blocks, settings,
-               run_key(post, blocks, settings))
+               run_key(post, blocks, settings, packages), packages)
 
 
 def _limits(memory: int) -> Callable[[], None]:
@@ -472,6 +537,10 @@ def _reasons(cache_dir: Path, jobs: list[Job], rerun: bool) -> dict[str, str]:
             out[job.rel] = "code changed"
         elif prev.get("files") != _files_key(job):
             out[job.rel] = "file changed"
+        elif prev.get("packages", job.packages) != job.packages:
+            old = prev.get("packages") or {}
+            names = sorted(n for n in set(old) | set(job.packages) if old.get(n) != job.packages.get(n))
+            out[job.rel] = f"packages changed ({', '.join(names)})"
         else:
             out[job.rel] = "settings or Python changed"
     return out
@@ -556,7 +625,7 @@ def _store(cache_dir: Path, job: Job, run: PostRun) -> None:
     os.replace(tmp, cache_dir / f"{job.key}.json")
     with _INDEX_LOCK:
         index = _index(cache_dir)
-        index[job.rel] = {"key": job.key, "code": _code_key(job), "files": _files_key(job)}
+        index[job.rel] = {"key": job.key, "code": _code_key(job), "files": _files_key(job), "packages": job.packages}
         (cache_dir / "index.json").write_text(json.dumps(index, indent=1))
 
 

@@ -151,3 +151,36 @@ def test_build_keep_going_shows_post_level_failures(tmp_path):
     assert "Crash" in m.group(1) and "status 5" in m.group(1)
     assert f"line {line_of(post, 'import os')}" in m.group(1)
     assert re.search(r'<div class="output"><pre><code>first\s*</code>', body)
+
+
+def test_an_upgraded_package_runs_the_posts_importing_it_again(tmp_path, monkeypatch):
+    """The cache must not hide a post that a new version of a library breaks (the CI check's whole point)."""
+    lib = tmp_path / "lib"
+    (lib / "shapes").mkdir(parents=True)
+    (lib / "shapes" / "__init__.py").write_text("def area(w, h):\n    return w * h\n")
+    monkeypatch.setenv("PYTHONPATH", str(lib))
+    site = make_site(tmp_path / "site")
+    exec_post(site, "uses.md", """
+        ```python
+        from shapes import area
+        print(area(2, 3))
+        ```
+
+        ```output
+        6
+        ```
+    """)
+    exec_post(site, "plain.md", """
+        ```python
+        import math
+        print(math.floor(2.5))
+        ```
+    """)
+    assert summary(check(site)) == "2 passed, 0 failed"
+    assert post_line(check(site), "content/posts/uses.md").startswith("content/posts/uses.md: cached")
+
+    (lib / "shapes" / "__init__.py").write_text("def area(w, h):\n    return w * h / 2  # a breaking release\n")
+    proc = check(site)
+    assert proc.returncode == 1, out(proc)
+    assert post_line(proc, "content/posts/uses.md").startswith("content/posts/uses.md: ran (packages changed (shapes))")
+    assert post_line(proc, "content/posts/plain.md").startswith("content/posts/plain.md: cached"), "stdlib only: kept"
