@@ -249,7 +249,7 @@ def package_versions(modules: list[str]) -> dict[str, str]:
     return out
 
 
-def run_key(post: Post, blocks: list[CodeBlock], settings: ExecSettings, packages: dict[str, str] | None = None) -> str:
+def run_key(post: Post, blocks: list[CodeBlock], settings: ExecSettings, packages: dict[str, str]) -> str:
     """What a run depends on: the post's path, the blocks, their options, the settings, Python, the packages the
     blocks import (version and install time), the declared files.
 
@@ -257,8 +257,6 @@ def run_key(post: Post, blocks: list[CodeBlock], settings: ExecSettings, package
     h = hashlib.sha1(RUNNER_VERSION.encode())
     h.update(_RUNNER_DIGEST)
     h.update(sys.version.encode())
-    if packages is None:
-        packages = package_versions(imported_modules(blocks, settings.requires))
     h.update(json.dumps(packages, sort_keys=True).encode())
     h.update(post.rel.encode())  # results name the post (tracebacks, failure lines)
     h.update(_blocks_json(blocks).encode())

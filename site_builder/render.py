@@ -10,8 +10,8 @@ from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.renderer import RendererHTML
-from math_core import LatexError, LatexToMathML
 from markdown_it.token import Token
+from math_core import LatexError, LatexToMathML
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name

@@ -76,7 +76,7 @@ def page_code(body) -> list[str]:
 
 def without_additions(body, feed_codes: list[str]):
     """The page as the author wrote it: no outputs, figures or notes, no code blocks the checks added."""
-    for extra in body.select(".output, .exec-figure, .exec-error, .eqnum"):
+    for extra in body.select(".output, .exec-figure, .exec-error"):
         extra.decompose()
     for quote in notes(body):
         quote.decompose()
