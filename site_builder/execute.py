@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -16,7 +17,6 @@ import signal
 import socket
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import threading
 import time
@@ -215,7 +215,11 @@ def imported_modules(blocks: list[CodeBlock], requires: list[str]) -> list[str]:
     return sorted(names)
 
 
-_STDLIB = tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
+@functools.lru_cache(maxsize=None)
+def _stdlib_dirs() -> tuple[str, ...]:
+    """Where the standard library is (looked up only when a post executes: sysconfig costs ~4 ms to import)."""
+    import sysconfig
+    return tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
 
 
 def package_versions(modules: list[str]) -> dict[str, str]:
@@ -235,7 +239,7 @@ def package_versions(modules: list[str]) -> dict[str, str]:
             continue
         where = spec.origin if spec.origin not in (None, "built-in", "frozen") else next(
             iter(spec.submodule_search_locations or ()), None)
-        if where is None or os.path.realpath(where).startswith(_STDLIB) and "-packages" not in where:
+        if where is None or os.path.realpath(where).startswith(_stdlib_dirs()) and "-packages" not in where:
             continue
         try:
             version = importlib.metadata.version(name)
