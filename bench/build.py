@@ -21,8 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = ("the data worker task memory node cluster array index batch shard queue frame rotation vector "
-         "matrix scheduler object store actor process result chunk budget limit retry signal").split()
+WORDS = ["the", "data", "worker", "task", "memory", "node", "cluster", "array", "index", "batch", "shard", "queue", "frame", "rotation", "vector", "matrix", "scheduler", "object", "store", "actor", "process", "result", "chunk", "budget", "limit", "retry", "signal"]
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -85,8 +84,12 @@ def run_build(root: Path, output: str = "output") -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MiB, largest process) and stage timings of one `site-builder build -v`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "site_builder", "build", "-v", "--source", str(root),
-                           "--output", output], check=True, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "site_builder", "build", "-v", "--source", str(root), "--output", output],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return seconds, max(peak, before) / 1024, proc.stdout.strip().splitlines()[-1].strip()
@@ -106,10 +109,14 @@ def main(sizes: list[int], colds: int, feed_limit: int | None = None) -> None:
     # The package's bytecode, as an installed wheel has it (where PYTHONDONTWRITEBYTECODE is set, as on this
     # project's machine, Python would otherwise compile site_builder's modules again in every build: ~70 ms).
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "site_builder", quiet=1)
-    print(f"machine: {cpu_name()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"temp dir {tempfile.gettempdir()}")
-    print(f"{'posts':>6} {'cold s':>8} {'(median)':>8} {'(slowest)':>9} {'ms/post':>8} {'warm s':>8} {'touch-1 s':>9} "
-          f"{'peak MiB':>9}")
+    print(
+        f"machine: {cpu_name()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"temp dir {tempfile.gettempdir()}"
+    )
+    print(
+        f"{'posts':>6} {'cold s':>8} {'(median)':>8} {'(slowest)':>9} {'ms/post':>8} {'warm s':>8} {'touch-1 s':>9} "
+        f"{'peak MiB':>9}"
+    )
     stages = []
     roots = []
     try:
@@ -133,8 +140,10 @@ def main(sizes: list[int], colds: int, feed_limit: int | None = None) -> None:
             post = root / "content" / "posts" / "post-00007.md"
             post.write_text(post.read_text() + "\nOne more line.\n")
             touch, _, _ = run_build(root, f"output-{colds - 1}")
-            print(f"{n:>6} {cold:>8.2f} {median:>8.2f} {slowest:>9.2f} {cold / n * 1000:>8.2f} {warm:>8.2f} {touch:>9.2f} "
-                  f"{peak:>9.0f}")
+            print(
+                f"{n:>6} {cold:>8.2f} {median:>8.2f} {slowest:>9.2f} {cold / n * 1000:>8.2f} {warm:>8.2f} {touch:>9.2f} "
+                f"{peak:>9.0f}"
+            )
             stages.append(f"{n} posts, fastest cold: {cold_stages}\n{n} posts, warm: {warm_stages}")
     finally:
         for root in roots:
@@ -149,10 +158,10 @@ if __name__ == "__main__":
     if "--cold-runs" in args:
         i = args.index("--cold-runs")
         colds = int(args[i + 1])
-        del args[i:i + 2]
+        del args[i : i + 2]
     feed_limit = None
     if "--feed-limit" in args:
         i = args.index("--feed-limit")
         feed_limit = int(args[i + 1])
-        del args[i:i + 2]
+        del args[i : i + 2]
     main([int(a) for a in args] or [1000, 4000], colds, feed_limit)

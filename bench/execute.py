@@ -45,19 +45,24 @@ def overhead(n: int = 20) -> list[float]:
 
 def check(*flags: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "site_builder", "check", "--source", str(ROOT), *flags],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "site_builder", "check", "--source", str(ROOT), *flags], check=True, capture_output=True
+    )
     return time.perf_counter() - start
 
 
 def main() -> None:
     print(f"machine: {platform.machine()}, Python {platform.python_version()}")
     times = overhead()
-    print(f"per-post run overhead: median {statistics.median(times) * 1000:.0f} ms, "
-          f"min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms (20 runs)")
+    print(
+        f"per-post run overhead: median {statistics.median(times) * 1000:.0f} ms, "
+        f"min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms (20 runs)"
+    )
     cold = check("--rerun")
     warm = [check() for _ in range(3)]
-    print(f"check on the bundled site: cold (--rerun) {cold:.2f} s, warm (cached) median {statistics.median(warm):.2f} s")
+    print(
+        f"check on the bundled site: cold (--rerun) {cold:.2f} s, warm (cached) median {statistics.median(warm):.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -48,8 +48,9 @@ def make_photo(args: tuple[Path, int, int, int]) -> None:
     path, seed, width, height = args
     rng = random.Random(seed)
     gradient = Image.linear_gradient("L")
-    channels = [gradient.rotate(rng.uniform(0, 360)).resize((width, height), Image.Resampling.BILINEAR)
-                for _ in range(2)] + [Image.radial_gradient("L").resize((width, height), Image.Resampling.BILINEAR)]
+    channels = [
+        gradient.rotate(rng.uniform(0, 360)).resize((width, height), Image.Resampling.BILINEAR) for _ in range(2)
+    ] + [Image.radial_gradient("L").resize((width, height), Image.Resampling.BILINEAR)]
     base = Image.merge("RGB", channels)
     shapes = Image.new("RGB", (width // 8, height // 8), (128, 128, 128))  # drawn small, blurred, scaled up: cheap
     draw = ImageDraw.Draw(shapes)
@@ -109,10 +110,13 @@ def make_site(root: Path, sources: list[Path], per_post: int, phone: bool = Fals
             shutil.copyfile(src, dest)  # a copy: touching one must not touch the cached photo
         copies.append(dest)
     for n, start in enumerate(range(0, len(copies), per_post)):
-        items = "".join(f"![Photo {i} of a trip](photo-{i:03d}.jpg)\n" for i in range(start, min(start + per_post, len(copies))))
+        items = "".join(
+            f"![Photo {i} of a trip](photo-{i:03d}.jpg)\n" for i in range(start, min(start + per_post, len(copies)))
+        )
         (posts / f"trip-{n:02d}.md").write_text(
             f"---\ntitle: Trip {n}\ndate: 2025-{1 + n % 12:02d}-{1 + n % 28:02d}\ntags: [photos]\n---\n\n"
-            f"Day {n} of the trip.\n\n::: gallery\n{items}:::\n: Day {n}\n")
+            f"Day {n} of the trip.\n\n::: gallery\n{items}:::\n: Day {n}\n"
+        )
     return copies
 
 
@@ -120,8 +124,13 @@ def run(root: Path) -> dict:
     start = time.perf_counter()
     result = build_site(root, Path("output"))
     wall = time.perf_counter() - start
-    return {"wall": wall, "processed": result.images, "files": result.files_changed, "rendered": result.fragments_rendered,
-            **{stage: result.timings.get(stage, 0.0) for stage in STAGES}}
+    return {
+        "wall": wall,
+        "processed": result.images,
+        "files": result.files_changed,
+        "rendered": result.fragments_rendered,
+        **{stage: result.timings.get(stage, 0.0) for stage in STAGES},
+    }
 
 
 def main() -> None:
@@ -129,23 +138,34 @@ def main() -> None:
     parser.add_argument("--photos", type=int, default=100, help="number of photos (default: 100)")
     parser.add_argument("--per-post", type=int, default=10, help="photos per post's gallery (default: 10)")
     parser.add_argument("--size", default="4000x3000", help="photo size WxH (default: 4000x3000)")
-    parser.add_argument("--photo-cache", type=Path, default=Path(tempfile.gettempdir()) / "site-builder-bench-photos",
-                        help="where the generated photos are kept between runs")
-    parser.add_argument("--phone-exif", action="store_true",
-                        help="give the photos a phone's EXIF (orientation 6 and GPS): every original is then re-encoded "
-                             "upright without GPS, the slow path")
+    parser.add_argument(
+        "--photo-cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "site-builder-bench-photos",
+        help="where the generated photos are kept between runs",
+    )
+    parser.add_argument(
+        "--phone-exif",
+        action="store_true",
+        help="give the photos a phone's EXIF (orientation 6 and GPS): every original is then re-encoded "
+        "upright without GPS, the slow path",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary site and print its path")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"machine: {cpu_name()}, {cores} cores usable (nproc), Python {platform.python_version()}, Pillow {PIL.__version__}")
+    print(
+        f"machine: {cpu_name()}, {cores} cores usable (nproc), Python {platform.python_version()}, Pillow {PIL.__version__}"
+    )
     sources = photos(args.photo_cache, args.photos, width, height)
     sizes = [p.stat().st_size for p in sources]
-    print(f"photos: {len(sources)} x {width}x{height} JPEG q90, {sum(sizes) / len(sizes) / 1e6:.2f} MB on average "
-          f"({min(sizes) / 1e6:.2f}-{max(sizes) / 1e6:.2f}), {sum(sizes) / 1e6:.0f} MB in all; "
-          f"{-(-len(sources) // args.per_post)} posts of one gallery"
-          + ("; phone EXIF (orientation 6 + GPS)" if args.phone_exif else "; no EXIF (originals published as is)"))
+    print(
+        f"photos: {len(sources)} x {width}x{height} JPEG q90, {sum(sizes) / len(sizes) / 1e6:.2f} MB on average "
+        f"({min(sizes) / 1e6:.2f}-{max(sizes) / 1e6:.2f}), {sum(sizes) / 1e6:.0f} MB in all; "
+        f"{-(-len(sources) // args.per_post)} posts of one gallery"
+        + ("; phone EXIF (orientation 6 + GPS)" if args.phone_exif else "; no EXIF (originals published as is)")
+    )
 
     root = Path(tempfile.mkdtemp(prefix="bench-images-"))
     rows = []
@@ -163,18 +183,28 @@ def main() -> None:
         else:
             shutil.rmtree(root, ignore_errors=True)
 
-    head = f"{'build':<10} {'wall s':>7} {'images':>6} {'posts':>5} {'files':>6}" + "".join(f" {s + ' s':>13}" for s in STAGES)
+    head = f"{'build':<10} {'wall s':>7} {'images':>6} {'posts':>5} {'files':>6}" + "".join(
+        f" {s + ' s':>13}" for s in STAGES
+    )
     print(head)
     for name, r in rows:
-        print(f"{name:<10} {r['wall']:>7.2f} {r['processed']:>6} {r['rendered']:>5} {r['files']:>6}"
-              + "".join(f" {r[s]:>13.2f}" for s in STAGES))
-    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        print(
+            f"{name:<10} {r['wall']:>7.2f} {r['processed']:>6} {r['rendered']:>5} {r['files']:>6}"
+            + "".join(f" {r[s]:>13.2f}" for s in STAGES)
+        )
+    peak = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    )
     print(f"peak RSS (largest process): {peak / 1024:.0f} MiB")
     cold, unchanged = rows[0][1], rows[1][1]
-    print(f"cold: {cold['wall']:.1f}s for {cold['processed']} images, {cold['processed'] / cold['wall']:.2f} images/s, images stage {cold['images']:.1f}s "
-          f"({'within' if cold['wall'] < 60 else 'OVER'} the 60 s target; {cores} cores here)")
-    print(f"unchanged: {unchanged['wall']:.2f}s, {unchanged['processed']} images processed "
-          f"({'within' if unchanged['wall'] < 1 and unchanged['processed'] == 0 else 'MISSES'} the target: 0 images, < 1 s)")
+    print(
+        f"cold: {cold['wall']:.1f}s for {cold['processed']} images, {cold['processed'] / cold['wall']:.2f} images/s, images stage {cold['images']:.1f}s "
+        f"({'within' if cold['wall'] < 60 else 'OVER'} the 60 s target; {cores} cores here)"
+    )
+    print(
+        f"unchanged: {unchanged['wall']:.2f}s, {unchanged['processed']} images processed "
+        f"({'within' if unchanged['wall'] < 1 and unchanged['processed'] == 0 else 'MISSES'} the target: 0 images, < 1 s)"
+    )
     touched = rows[2][1]
     print(f"touch 1: {touched['processed']} images processed, {touched['rendered']} posts rendered (expected 1 and 1)")
 

@@ -23,17 +23,30 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build as bench_build  # noqa: E402
+import build as bench_build
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+)
 
 
 def start_server(root: Path) -> tuple[subprocess.Popen, str, float]:
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     for line in proc.stdout:
         m = re.search(r"serving (http://\S+) ", line)
         if m:
@@ -58,7 +71,7 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in FLAGS + (f"--user-data-dir={tempfile.mkdtemp()}",):
+    for flag in (*FLAGS, f"--user-data-dir={tempfile.mkdtemp()}"):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 
@@ -81,8 +94,11 @@ def main(n: int) -> None:
         css_dir.mkdir(parents=True)
         shutil.copy(ROOT / "themes" / "default" / "static" / "css" / "site.css", css_dir / "site.css")
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "site_builder", "build", "--source", str(root), "--output",
-                        str(root / "cold-out")], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "site_builder", "build", "--source", str(root), "--output", str(root / "cold-out")],
+            check=True,
+            capture_output=True,
+        )
         build_s = time.perf_counter() - t
         shutil.rmtree(root / ".cache")
         proc, url, start_s = start_server(root)
@@ -105,7 +121,8 @@ def main(n: int) -> None:
                 wait(lambda: marker in driver.execute_script("return document.body.innerText"))
                 origin, loaded = driver.execute_script(
                     "const e = performance.getEntriesByType('navigation')[0];"
-                    "return [performance.timeOrigin, e.domContentLoadedEventEnd];")
+                    "return [performance.timeOrigin, e.domContentLoadedEventEnd];"
+                )
                 edits.append((origin + loaded) / 1000 - t0)
                 starts.append(origin / 1000 - t0)
                 reloads.append(loaded / 1000)
@@ -117,8 +134,10 @@ def main(n: int) -> None:
             if builds:
                 total = [int(m.group(1)) / 1000 for m in builds]
                 first = [int(m.group(2)) / 1000 for m in builds if m.group(2)]
-                print(f"  server: {len(builds)} rebuilds, in all {ms(total)}"
-                      + (f"; to the edited page in the output {ms(first)}" if first else ""))
+                print(
+                    f"  server: {len(builds)} rebuilds, in all {ms(total)}"
+                    + (f"; to the edited page in the output {ms(first)}" if first else "")
+                )
             css = css_dir / "site.css"
             base = css.read_text()
             swaps = []
@@ -127,14 +146,18 @@ def main(n: int) -> None:
                 driver.execute_script(
                     "window.__seen = 0; const want = arguments[0];"
                     "(function tick(){ if (getComputedStyle(document.body).backgroundColor === want) {"
-                    " window.__seen = Date.now(); } else { requestAnimationFrame(tick); } })();", colour)
+                    " window.__seen = Date.now(); } else { requestAnimationFrame(tick); } })();",
+                    colour,
+                )
                 t0 = time.time()
                 css.write_text(base + f"\nbody {{ background: {colour} !important; }}\n")
                 seen = wait(lambda: driver.execute_script("return window.__seen"))
                 swaps.append(seen / 1000 - t0)
                 time.sleep(0.3)
-            print(f"CSS edit -> new style applied (no reload): median {statistics.median(swaps) * 1000:.0f} ms, "
-                  f"max {max(swaps) * 1000:.0f} ms (20 edits)")
+            print(
+                f"CSS edit -> new style applied (no reload): median {statistics.median(swaps) * 1000:.0f} ms, "
+                f"max {max(swaps) * 1000:.0f} ms (20 edits)"
+            )
         finally:
             driver.quit()
             proc.terminate()

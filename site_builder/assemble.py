@@ -22,12 +22,12 @@ class PostView:
     reading_minutes: int
     key: str = ""
     toc: list = field(default_factory=list)
-    prev: "PostView | None" = None
-    next: "PostView | None" = None
+    prev: PostView | None = None
+    next: PostView | None = None
     translations: list = field(default_factory=list)  # the same post in the site's other languages (PostViews)
-    html_lang: str = ""     # lang attribute value: zh-Hans for zh
-    lang_name: str = ""     # the language's display name: 中文
-    home_lang: str = ""     # which language's lists it belongs to (its own, or the default for an unlisted language)
+    html_lang: str = ""  # lang attribute value: zh-Hans for zh
+    lang_name: str = ""  # the language's display name: 中文
+    home_lang: str = ""  # which language's lists it belongs to (its own, or the default for an unlisted language)
 
     def __post_init__(self) -> None:  # plain attributes: templates read them thousands of times
         p = self.post
@@ -43,7 +43,7 @@ class LanguageSite:
     posts: list[PostView]
     tags: dict[str, list[PostView]]
     years: dict[int, list[PostView]]
-    own: list[PostView]     # posts written in this language only: its feed
+    own: list[PostView]  # posts written in this language only: its feed
 
 
 @dataclass
@@ -98,8 +98,9 @@ def _card(view: PostView) -> str:
     card = view.__dict__.get("_card")
     if card is None:
         p = view.post
-        card = view.__dict__["_card"] = repr((p.permalink, p.title, p.date.isoformat(), p.summary, tuple(p.tags),
-                                                p.lang, view.reading_minutes))
+        card = view.__dict__["_card"] = repr(
+            (p.permalink, p.title, p.date.isoformat(), p.summary, tuple(p.tags), p.lang, view.reading_minutes)
+        )
     return card
 
 
@@ -121,11 +122,16 @@ def _translation_groups(config: SiteConfig, views: list[PostView]) -> dict[str, 
         if other is not None:
             first, second = sorted((other, view), key=lambda v: v.post.rel)
             # name the file whose front matter made the clash: its translation_key, else its lang line
-            blamed, key = next(((v, k) for k in ("translation_key", "lang") for v in (second, first) if k in v.post.meta),
-                               (second, None))
-            raise SiteError(f"{first.post.rel} and {second.post.rel} are both the {view.post.lang!r} version of "
-                            f"{view.post.translation_key!r} (give one another lang or translation_key)", blamed.post.rel,
-                            (front_matter_line(blamed.post.source, key) if key else None) or 1)
+            blamed, key = next(
+                ((v, k) for k in ("translation_key", "lang") for v in (second, first) if k in v.post.meta),
+                (second, None),
+            )
+            raise SiteError(
+                f"{first.post.rel} and {second.post.rel} are both the {view.post.lang!r} version of "
+                f"{view.post.translation_key!r} (give one another lang or translation_key)",
+                blamed.post.rel,
+                (front_matter_line(blamed.post.source, key) if key else None) or 1,
+            )
         group[view.post.lang] = view
     return groups
 
@@ -150,8 +156,9 @@ def _index(views: list[PostView]) -> tuple[dict[str, list[PostView]], dict[int, 
     return dict(sorted(tags.items(), key=lambda kv: kv[0].lower())), dict(sorted(years.items(), reverse=True))
 
 
-def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str,
-             memo: dict | None = None) -> SiteModel:
+def assemble(
+    config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered], site_key: str, memo: dict | None = None
+) -> SiteModel:
     """Order posts, group translations, build each language's lists, and list every page with its reuse key.
 
     `memo` (a dict a long-running caller keeps between builds; this function fills it) lets a rebuild reuse what
@@ -170,16 +177,25 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
         if view is None or view.post is not p or view.html is not r.html or view.key != r.key:
             lang = config.lang(p.lang)
             name = lang.name if p.lang == lang.code else Language.default_for(p.lang, False).name
-            view = PostView(p, r.html, reading_minutes(r), r.key, r.toc, html_lang=config.html_lang(p.lang),
-                            lang_name=name, home_lang=lang.code)
+            view = PostView(
+                p,
+                r.html,
+                reading_minutes(r),
+                r.key,
+                r.toc,
+                html_lang=config.html_lang(p.lang),
+                lang_name=name,
+                home_lang=lang.code,
+            )
         view.prev = view.next = None
         new_views[id(p)] = view
         views.append(view)
     groups = _translation_groups(config, views)
     for view in views:
         group = groups[view.post.translation_key]
-        view.translations = [group[c] for c in config.languages if c in group and group[c] is not view] \
-            if len(group) > 1 else []
+        view.translations = (
+            [group[c] for c in config.languages if c in group and group[c] is not view] if len(group) > 1 else []
+        )
     sites: dict[str, LanguageSite] = {}
     for code, lang in config.languages.items():
         chosen = {id(_pick(config, g, code) if len(g) > 1 else next(iter(g.values()))) for g in groups.values()}
@@ -202,14 +218,24 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
             new_pages[path] = hit
             continue
         pages.append(_post_page(config, view, site_key))
-        new_pages[path] = (inputs, pages[-1], {v for v in inputs[1:] if v is not None},
-                           lambda view=view: _post_page(config, view, site_key).key)
+        new_pages[path] = (
+            inputs,
+            pages[-1],
+            {v for v in inputs[1:] if v is not None},
+            lambda view=view: _post_page(config, view, site_key).key,
+        )
     for code, lsite in sites.items():
         pages += _language_pages(config, lsite, sites, site_key, old_pages, new_pages)
-    pages.append(Page("404.html", "404.html", {"page_title": None, "kind": "404", "ui": config.lang(config.language),
-                                                "alternates": []}, key=_key(site_key, "404")))
+    pages.append(
+        Page(
+            "404.html",
+            "404.html",
+            {"page_title": None, "kind": "404", "ui": config.lang(config.language), "alternates": []},
+            key=_key(site_key, "404"),
+        )
+    )
     _check_collisions(config, pages)
-    model = SiteModel(config, views, sites, pages, {p.context["post"].url: p for p in pages[:len(views)]})
+    model = SiteModel(config, views, sites, pages, {p.context["post"].url: p for p in pages[: len(views)]})
     if memo is not None:
         memo.clear()
         memo.update(site_key=site_key, views=new_views, pages=new_pages, model=model)
@@ -219,10 +245,14 @@ def assemble(config: SiteConfig, posts: list[Post], rendered: dict[str, Rendered
 def _post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
     neighbours = tuple(_card(v) if v else None for v in (view.prev, view.next))
     alternates = _alternates(config, view.home_lang, {v.home_lang: v.url for v in [view, *view.translations]})
-    return Page(_out(view.url), "post.html",
-                {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang), "alternates": alternates},
-                key=_key(site_key, "post", view.post.digest, view.key, neighbours, alternates,
-                         [_card(v) for v in view.translations]))
+    return Page(
+        _out(view.url),
+        "post.html",
+        {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang), "alternates": alternates},
+        key=_key(
+            site_key, "post", view.post.digest, view.key, neighbours, alternates, [_card(v) for v in view.translations]
+        ),
+    )
 
 
 def _place(post: Post) -> tuple:
@@ -275,12 +305,27 @@ def _alternates(config: SiteConfig, current: str, urls: dict[str, str]) -> list[
     """Every language with this page's URL in it (its home page when the page has no version there)."""
     if len(config.languages) < 2:
         return []
-    return [{"code": c, "name": lang.name, "html_lang": lang.html_lang, "url": urls.get(c, lang.prefix),
-             "exists": c in urls, "current": c == current} for c, lang in config.languages.items()]
+    return [
+        {
+            "code": c,
+            "name": lang.name,
+            "html_lang": lang.html_lang,
+            "url": urls.get(c, lang.prefix),
+            "exists": c in urls,
+            "current": c == current,
+        }
+        for c, lang in config.languages.items()
+    ]
 
 
-def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, LanguageSite], site_key: str,
-                    old_pages: dict, new_pages: dict) -> list[Page]:
+def _language_pages(
+    config: SiteConfig,
+    lsite: LanguageSite,
+    sites: dict[str, LanguageSite],
+    site_key: str,
+    old_pages: dict,
+    new_pages: dict,
+) -> list[Page]:
     lang, prefix, code = lsite.lang, lsite.lang.prefix, lsite.lang.code
 
     def page(url: str, template: str, context: dict, *key_parts, views=None, others=None) -> Page:
@@ -308,19 +353,48 @@ def _language_pages(config: SiteConfig, lsite: LanguageSite, sites: dict[str, La
     tag_index = [(t, tag_url(t, prefix), len(vs)) for t, vs in lsite.tags.items()]
     for tag, tviews in lsite.tags.items():
         others = {c: tag_url(tag, s.lang.prefix) for c, s in sites.items() if tag in s.tags}
-        pages.append(page(tag_url(tag, prefix), "list.html",
-                          {"posts": tviews, "page_title": f"#{tag}", "heading": tag, "kind": "tag"},
-                          "tag", tag, views=tviews, others=others))
+        pages.append(
+            page(
+                tag_url(tag, prefix),
+                "list.html",
+                {"posts": tviews, "page_title": f"#{tag}", "heading": tag, "kind": "tag"},
+                "tag",
+                tag,
+                views=tviews,
+                others=others,
+            )
+        )
     for year, yviews in lsite.years.items():
         others = {c: year_url(year, s.lang.prefix) for c, s in sites.items() if year in s.years}
-        pages.append(page(year_url(year, prefix), "archive.html",
-                          {"groups": [(year, yviews)], "page_title": str(year), "kind": "year"},
-                          "year", year, views=yviews, others=others))
-    pages.append(page(f"{prefix}blog/", "archive.html",
-                      {"groups": list(lsite.years.items()), "page_title": None, "kind": "archive",
-                       "tag_index": tag_index}, "archive", views=lsite.posts))
-    pages.append(page(f"{prefix}blog/tag/", "tags.html", {"tag_index": tag_index, "page_title": None, "kind": "tags"},
-                      "tags", tag_index))
+        pages.append(
+            page(
+                year_url(year, prefix),
+                "archive.html",
+                {"groups": [(year, yviews)], "page_title": str(year), "kind": "year"},
+                "year",
+                year,
+                views=yviews,
+                others=others,
+            )
+        )
+    pages.append(
+        page(
+            f"{prefix}blog/",
+            "archive.html",
+            {"groups": list(lsite.years.items()), "page_title": None, "kind": "archive", "tag_index": tag_index},
+            "archive",
+            views=lsite.posts,
+        )
+    )
+    pages.append(
+        page(
+            f"{prefix}blog/tag/",
+            "tags.html",
+            {"tag_index": tag_index, "page_title": None, "kind": "tags"},
+            "tags",
+            tag_index,
+        )
+    )
     return pages
 
 
@@ -335,9 +409,14 @@ def _check_collisions(config: SiteConfig, pages: list[Page]) -> None:
         if page.path in owners:
             other = owners[page.path]
             posts = [p.context["post"] for p in (page, other) if p is not None and "post" in p.context]
-            what = " and ".join(v.post.rel for v in posts[1:]) or f"the site's own /{page.path.removesuffix('index.html')}"
-            raise SiteError(f"permalink {posts[0].url} collides with {what}", posts[0].post.rel) if posts else \
-                SiteError(f"two pages would be written to /{page.path}")
+            what = (
+                " and ".join(v.post.rel for v in posts[1:]) or f"the site's own /{page.path.removesuffix('index.html')}"
+            )
+            raise (
+                SiteError(f"permalink {posts[0].url} collides with {what}", posts[0].post.rel)
+                if posts
+                else SiteError(f"two pages would be written to /{page.path}")
+            )
         owners[page.path] = page
 
 
@@ -346,13 +425,24 @@ def _paginate(config: SiteConfig, lsite: LanguageSite, sites: dict[str, Language
     total = max(1, math.ceil(len(views) / per))
     pages = []
     for n in range(1, total + 1):
-        chunk = views[(n - 1) * per: n * per]
-        pager = {"number": n, "total": total,
-                 "newer": page_url(n - 1, prefix) if n > 1 else None,
-                 "older": page_url(n + 1, prefix) if n < total else None}
-        others = {c: page_url(n, s.lang.prefix) for c, s in sites.items()
-                  if n <= max(1, math.ceil(len(s.posts) / per))}
-        pages.append(page(page_url(n, prefix), "list.html",
-                          {"posts": chunk, "pager": pager, "kind": "home", "page_title": None if n == 1 else n},
-                          "home", n, total, views=chunk, others=others))
+        chunk = views[(n - 1) * per : n * per]
+        pager = {
+            "number": n,
+            "total": total,
+            "newer": page_url(n - 1, prefix) if n > 1 else None,
+            "older": page_url(n + 1, prefix) if n < total else None,
+        }
+        others = {c: page_url(n, s.lang.prefix) for c, s in sites.items() if n <= max(1, math.ceil(len(s.posts) / per))}
+        pages.append(
+            page(
+                page_url(n, prefix),
+                "list.html",
+                {"posts": chunk, "pager": pager, "kind": "home", "page_title": None if n == 1 else n},
+                "home",
+                n,
+                total,
+                views=chunk,
+                others=others,
+            )
+        )
     return pages

@@ -7,10 +7,10 @@ import os
 import time
 import uuid
 from collections import ChainMap
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable
 
 from site_builder import __version__
 from site_builder.assemble import assemble, feed_part, feed_path, update_posts
@@ -25,8 +25,16 @@ from site_builder.load import check_posts, find_post_files, is_post_path, load_p
 from site_builder.models import ImageUse, Post, Rendered
 from site_builder.parallel import fork_map
 from site_builder.render import RENDER_VERSION, exec_fence_hook, pygments_css, render_post
-from site_builder.write import (OutputWriter, Theme, check_output_dir, find_theme, make_env, ui_strings, write_late,
-                                write_pages)
+from site_builder.write import (
+    OutputWriter,
+    Theme,
+    check_output_dir,
+    find_theme,
+    make_env,
+    ui_strings,
+    write_late,
+    write_pages,
+)
 
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
@@ -47,7 +55,7 @@ class BuildResult:
     runs: dict
     changed_paths: list[str]
     cache: BuildCache
-    images: int = 0         # local images processed (0 when every variant was already in the output)
+    images: int = 0  # local images processed (0 when every variant was already in the output)
     finish: Callable[..., list[str]] | None = None  # with on_update: writes the feeds and sitemap, see write_late
 
 
@@ -73,9 +81,13 @@ def fragment_key(post: Post) -> str:
     return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink)
 
 
-def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOptions | None = None,
-                    keep_going: bool = False, only: set[str] | None = None
-                    ) -> tuple[list[Post], dict[str, Rendered], int, dict, list[Post]]:
+def load_and_render(
+    config: SiteConfig,
+    cache: BuildCache,
+    exec_options: ExecOptions | None = None,
+    keep_going: bool = False,
+    only: set[str] | None = None,
+) -> tuple[list[Post], dict[str, Rendered], int, dict, list[Post]]:
     """Load every post, run the executing ones, render fragments; only changed files are read, in parallel.
 
     With `only` (post file paths, from a caller that watches the files) just those files are looked at: every
@@ -127,8 +139,9 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
     runs = run_posts([p for p in posts if executes(p)], config.root / EXEC_CACHE, exec_options or ExecOptions())
     failed = [run for run in runs.values() if not run.ok]
     if failed and not keep_going:
-        raise ExecutionFailed([line for run in failed for line in failure_lines(run)],
-                              failed[0].rel, failed[0].failures[0][0])
+        raise ExecutionFailed(
+            [line for run in failed for line in failure_lines(run)], failed[0].rel, failed[0].failures[0][0]
+        )
     for i, (post, stamp, key, rendered) in enumerate(results):
         run = runs.get(post.rel)
         if run is not None:
@@ -143,8 +156,13 @@ def load_and_render(config: SiteConfig, cache: BuildCache, exec_options: ExecOpt
     cache.loaded_posts_changed = bool(todo) or len(results) != len(cache.posts)
     cache.posts = {str(post.source): (stamp, post, key) for post, stamp, key, _ in results}
     published = {id(p) for p in posts}
-    return (posts, {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published}, fresh, runs,
-            [post for post, _, _, _ in loaded])
+    return (
+        posts,
+        {p.permalink: cache.fragments[k] for p, _, k, _ in results if id(p) in published},
+        fresh,
+        runs,
+        [post for post, _, _, _ in loaded],
+    )
 
 
 def _render_unless_cached(post: Post, key: str, cache: BuildCache, content_dir: Path, hook=None) -> Rendered | None:
@@ -166,8 +184,9 @@ def _images_unchanged(rendered: Rendered) -> bool:
     return all(_stamp(use.source) == use.stamp for use in rendered.images)
 
 
-def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Path,
-                   claimed: dict[str, ImageUse] | None = None) -> int:
+def publish_images(
+    writer: OutputWriter, rendered: list[Rendered], cache_dir: Path, claimed: dict[str, ImageUse] | None = None
+) -> int:
     """Stage every local image's WebP variants and its original; only images whose outputs changed are worked on.
 
     Returns how many images were processed (0 when the output already holds them all). `claimed` (output path ->
@@ -186,8 +205,12 @@ def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Pa
         for rel, _ in outputs:
             other = claimed.setdefault(rel, use)
             if other is not use:
-                raise SiteError(f"images {os.path.basename(other.source)} and {os.path.basename(use.source)} would both "
-                                f"publish {rel} (rename one)", use.rel, use.line)
+                raise SiteError(
+                    f"images {os.path.basename(other.source)} and {os.path.basename(use.source)} would both "
+                    f"publish {rel} (rename one)",
+                    use.rel,
+                    use.line,
+                )
         wanted = [(rel, w) for rel, w in outputs if writer.needs(rel, f"image:{stem}:{w}")]
         if wanted:
             todo.append((use, wanted))
@@ -196,7 +219,7 @@ def publish_images(writer: OutputWriter, rendered: list[Rendered], cache_dir: Pa
     infos = [probe(use.source) if _stamp(use.source) == use.stamp else None for use, _ in todo]
     results = process_all([i for i in infos if i is not None], cache_dir) if any(infos) else []
     it = iter(results)
-    for (use, wanted), info in zip(todo, infos):
+    for (use, wanted), info in zip(todo, infos, strict=False):
         result = next(it) if info is not None else ImageError("changed while the site was building; build again")
         if isinstance(result, ImageError):
             raise SiteError(f"image {os.path.basename(use.source)}: {result}", use.rel, use.line)
@@ -288,9 +311,16 @@ def _feed_key(site_key: str, views, limit: int) -> str:
     return content_key(site_key, "\n".join([feed_part(v) for v in (views[:limit] if limit else views)]))
 
 
-def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: ExecOptions | None = None,
-               keep_going: bool = False, warm: BuildCache | None = None, changed: list[str] | None = None,
-               on_update=None) -> BuildResult:
+def build_site(
+    root: Path,
+    output: Path,
+    log=lambda msg: None,
+    exec_options: ExecOptions | None = None,
+    keep_going: bool = False,
+    warm: BuildCache | None = None,
+    changed: list[str] | None = None,
+    on_update=None,
+) -> BuildResult:
     """Build the site at `root` into `output`; on any error the previous output is left as it was.
 
     `warm` is a cache kept in memory by a long-running caller (the dev server), instead of `.cache/` on disk.
@@ -313,12 +343,15 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
     theme = find_theme(config)
     check_output_dir(root, output)
     cache = warm if warm is not None else BuildCache.open(root / CACHE_FILE)
-    loading_key = content_key(RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir,
-                              repr(config.languages))
+    loading_key = content_key(
+        RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages)
+    )
     if cache.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
         cache.posts, cache.loading_key = {}, loading_key
     only = _changed_posts(config, cache, changed) if warm is not None else None
-    state = cache.memo.pop("state", None)  # what the last build left for a quick rebuild; only a build that succeeds leaves it
+    state = cache.memo.pop(
+        "state", None
+    )  # what the last build left for a quick rebuild; only a build that succeeds leaves it
     site_key = _site_key(config, theme)
     lap("setup")
     quick = _quick_rebuild(config, cache, only, site_key, state) if only is not None and state is not None else None
@@ -341,8 +374,9 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
         env = make_env(config, theme, strings)
         cache.memo["env"] = (env_key, env)
     previous = cache.pages if cache.output == str(output) else {}
-    writer = OutputWriter(output, previous, build_id=uuid.uuid4().hex, previous_id=cache.build_id,
-                          trust_output=warm is not None)
+    writer = OutputWriter(
+        output, previous, build_id=uuid.uuid4().hex, previous_id=cache.build_id, trust_output=warm is not None
+    )
     lap("assemble")
     feeds = _feeds(config, model, site_key)
     late = on_update is not None and writer.incremental
@@ -354,14 +388,18 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
                 writer.keep(rel)  # written by `finish`, after this build
             feed_jobs = []
         else:  # made by workers of their own while the pages are rendered: the feeds are the biggest files
-            feed_jobs = [(rel, partial(_made_with_entries, make, cache.feed_entries))
-                         for rel, key_of, make in feeds if writer.needs(rel, key_of())]
+            feed_jobs = [
+                (rel, partial(_made_with_entries, make, cache.feed_entries))
+                for rel, key_of, make in feeds
+                if writer.needs(rel, key_of())
+            ]
         if on_update is not None and writer.incremental and loaded:  # the edited posts' pages first
             first = [model.post_pages[p.permalink] for p in loaded if p.permalink in model.post_pages]
             claimed: dict[str, ImageUse] = {}
             pages_rendered += write_pages(writer, env, theme, first)[0]
-            images = publish_images(writer, [rendered[p.permalink] for p in loaded if p.permalink in rendered],
-                                    root / IMAGE_CACHE, claimed)
+            images = publish_images(
+                writer, [rendered[p.permalink] for p in loaded if p.permalink in rendered], root / IMAGE_CACHE, claimed
+            )
             moved = writer.commit_early()
             lap("first pages")
             if moved:
@@ -401,8 +439,20 @@ def build_site(root: Path, output: Path, log=lambda msg: None, exec_options: Exe
         log(f"warning: could not save the build cache: {exc}")
     lap("save cache")
     cache.memo["state"] = (posts, rendered, runs)  # for the next build with this cache kept warm
-    result = BuildResult(output, len(posts), fresh, len(writer.keys), pages_rendered, files_changed,
-                         time.perf_counter() - start, timings, runs, writer.changed, cache, images)
+    result = BuildResult(
+        output,
+        len(posts),
+        fresh,
+        len(writer.keys),
+        pages_rendered,
+        files_changed,
+        time.perf_counter() - start,
+        timings,
+        runs,
+        writer.changed,
+        cache,
+        images,
+    )
     if late:
         items = [(rel, key_of, partial(make, cache.feed_entries)) for rel, key_of, make in feeds]
         result.finish = lambda cancelled=lambda: False: write_late(output, cache.pages, items, cancelled)
@@ -418,25 +468,42 @@ def _made_with_entries(make: Callable[[dict], str], entries: dict) -> tuple[str,
 def _feeds(config: SiteConfig, model, site_key: str) -> list[tuple]:
     """The feeds and the sitemap, as (output path, key function, producer taking the feed entry cache): each
     lists every post, so they are the biggest files."""
-    out = [(config.feed_path, lambda: _feed_key(site_key, model.posts, config.feed_limit),
-            lambda entries: atom_feed(config, model.posts, entry_cache=entries))]
+    out = [
+        (
+            config.feed_path,
+            lambda: _feed_key(site_key, model.posts, config.feed_limit),
+            lambda entries: atom_feed(config, model.posts, entry_cache=entries),
+        )
+    ]
     for code, lsite in model.languages.items():  # each other language: a feed of the posts written in it
         if code != config.language:
             lang = lsite.lang
-            out.append((feed_path(config, lang),
-                        lambda lsite=lsite, code=code: content_key(_feed_key(site_key, lsite.own, config.feed_limit), code),
-                        lambda entries, lsite=lsite, lang=lang: atom_feed(
-                            config, lsite.own, feed_path=feed_path(config, lang), lang=lang.code,
-                            title=lang.title or f"{config.title} ({lang.name})", home=lang.prefix,
-                            entry_cache=entries)))
+            out.append(
+                (
+                    feed_path(config, lang),
+                    lambda lsite=lsite, code=code: content_key(_feed_key(site_key, lsite.own, config.feed_limit), code),
+                    lambda entries, lsite=lsite, lang=lang: atom_feed(
+                        config,
+                        lsite.own,
+                        feed_path=feed_path(config, lang),
+                        lang=lang.code,
+                        title=lang.title or f"{config.title} ({lang.name})",
+                        home=lang.prefix,
+                        entry_cache=entries,
+                    ),
+                )
+            )
 
     urls: list[tuple] = []
 
     def sitemap_key() -> str:  # called before the producer
         urls[:] = [("/", model.posts[0].post.updated if model.posts else None)]
         urls.extend((v.url, v.post.updated) for v in model.posts)
-        urls.extend(("/" + p.path.removesuffix("index.html"), None) for p in model.pages
-                    if p.template in ("list.html", "archive.html", "tags.html") and p.path != "index.html")
+        urls.extend(
+            ("/" + p.path.removesuffix("index.html"), None)
+            for p in model.pages
+            if p.template in ("list.html", "archive.html", "tags.html") and p.path != "index.html"
+        )
         return content_key(site_key, "sitemap", "\n".join([f"{u} {m}" for u, m in urls]))
 
     out.append(("sitemap.xml", sitemap_key, lambda entries: sitemap(config, urls)))

@@ -24,18 +24,25 @@ class BuildCache:
     # (digest, fragment key, lang, ...) -> <entry> XML; in memory only: on disk they would double the cache's size
     # (each is a fragment, escaped) to save 0.2 s in a build that changes a post of a 4,000-post site
     feed_entries: dict = field(default_factory=dict)
-    loading_key: str = ""   # settings that loaded posts depend on
+    loading_key: str = ""  # settings that loaded posts depend on
     loaded_posts_changed: bool = True
     memo: dict = field(default_factory=dict)  # in memory only (a warm cache): the last assembled pages, the Jinja env
 
     @classmethod
-    def open(cls, path: Path) -> "BuildCache":
+    def open(cls, path: Path) -> BuildCache:
         try:
             with open(path, "rb") as fh:
                 data = pickle.load(fh)
             if data.get("format") == CACHE_FORMAT:
-                return cls(path, data["fragments"], data["pages"], data["output"], data["posts"], data["build_id"],
-                           loading_key=data["loading_key"])
+                return cls(
+                    path,
+                    data["fragments"],
+                    data["pages"],
+                    data["output"],
+                    data["posts"],
+                    data["build_id"],
+                    loading_key=data["loading_key"],
+                )
         except (OSError, pickle.UnpicklingError, EOFError, KeyError, AttributeError, TypeError, ValueError):
             pass
         return cls(path)
@@ -46,9 +53,19 @@ class BuildCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "wb") as fh:
-            pickle.dump({"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages,
-                         "output": self.output, "posts": self.posts,
-                         "build_id": self.build_id, "loading_key": self.loading_key}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(
+                {
+                    "format": CACHE_FORMAT,
+                    "fragments": self.fragments,
+                    "pages": self.pages,
+                    "output": self.output,
+                    "posts": self.posts,
+                    "build_id": self.build_id,
+                    "loading_key": self.loading_key,
+                },
+                fh,
+                protocol=pickle.HIGHEST_PROTOCOL,
+            )
         os.replace(tmp, self.path)
 
     def prune(self, used_fragments: set[str]) -> None:

@@ -28,14 +28,26 @@ class CheckReport:
         return sum(len(run.failures) for run in self.runs.values())
 
     def as_json(self) -> list[dict]:
-        return [{"path": run.rel, "status": "passed" if run.ok else "failed",
-                 "blocks": len(run.blocks), "run": sum(1 for b in run.blocks if b.status in ("passed", "failed")),
-                 "passed": run.count("passed"), "failed": len(run.failures), "skipped": run.count("skipped"),
-                 "not_run": run.count("not run"), "cached": run.cached, "reason": run.reason,
-                 "seconds": round(run.seconds, 3),
-                 "failures": [{"line": line, "type": kind, "message": message, "detail": detail}
-                              for line, kind, message, detail in run.failures]}
-                for run in sorted(self.runs.values(), key=lambda r: r.rel)]
+        return [
+            {
+                "path": run.rel,
+                "status": "passed" if run.ok else "failed",
+                "blocks": len(run.blocks),
+                "run": sum(1 for b in run.blocks if b.status in ("passed", "failed")),
+                "passed": run.count("passed"),
+                "failed": len(run.failures),
+                "skipped": run.count("skipped"),
+                "not_run": run.count("not run"),
+                "cached": run.cached,
+                "reason": run.reason,
+                "seconds": round(run.seconds, 3),
+                "failures": [
+                    {"line": line, "type": kind, "message": message, "detail": detail}
+                    for line, kind, message, detail in run.failures
+                ],
+            }
+            for run in sorted(self.runs.values(), key=lambda r: r.rel)
+        ]
 
 
 def check_site(root: Path, options: ExecOptions) -> CheckReport:

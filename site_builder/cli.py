@@ -32,8 +32,9 @@ def cmd_build(args) -> int:
     # One build, then exit: reference counting frees what the build drops, and the cycle collector would only
     # walk the big heap of loaded posts and fragments again and again (a fifth of a warm rebuild's time).
     gc.disable()
-    result = build_site(Path(args.source), Path(args.output), log=_err, exec_options=_exec_options(args),
-                        keep_going=args.keep_going)
+    result = build_site(
+        Path(args.source), Path(args.output), log=_err, exec_options=_exec_options(args), keep_going=args.keep_going
+    )
     for run in result.runs.values():
         if not run.ok:
             for line in failure_lines(run):
@@ -41,12 +42,16 @@ def cmd_build(args) -> int:
     if result.runs:
         blocks = sum(r.count("passed") for r in result.runs.values())
         failed = sum(len(r.failures) for r in result.runs.values())
-        print(f"ran code in {len(result.runs)} posts: {blocks} blocks passed, {failed} failed"
-              + (" (shown in the pages: --keep-going)" if failed else ""))
-    print(f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
-          f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
-          f"{result.files_changed} of {result.pages} files changed"
-          + (f", {result.images} images processed" if result.images else ""))
+        print(
+            f"ran code in {len(result.runs)} posts: {blocks} blocks passed, {failed} failed"
+            + (" (shown in the pages: --keep-going)" if failed else "")
+        )
+    print(
+        f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
+        f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
+        f"{result.files_changed} of {result.pages} files changed"
+        + (f", {result.images} images processed" if result.images else "")
+    )
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
     return 0
@@ -92,8 +97,10 @@ def cmd_import(args) -> int:
     report = import_feed(Path(args.feed), Path(args.into), force=args.force, log=print)
     for warning in report.warnings:
         _err(f"warning: {warning}")
-    print(f"imported {len(report.written)} posts into {args.into}"
-          + (f", skipped {len(report.skipped)} existing (use --force to overwrite)" if report.skipped else ""))
+    print(
+        f"imported {len(report.written)} posts into {args.into}"
+        + (f", skipped {len(report.skipped)} existing (use --force to overwrite)" if report.skipped else "")
+    )
     return 0
 
 
@@ -113,9 +120,13 @@ def cmd_new(args) -> int:
             raise SiteError(f"--translation-of: no such post {args.translation_of}")
         original = load_post(original_path.resolve(), config)
         if not args.lang or args.lang == original.lang:
-            raise SiteError(f"--translation-of needs --lang with another language than the original's ({original.lang})")
+            raise SiteError(
+                f"--translation-of needs --lang with another language than the original's ({original.lang})"
+            )
         if lang not in config.languages:
-            raise SiteError(f"language {lang!r} is not in site.yml 'languages' ({', '.join(config.languages)})", "site.yml")
+            raise SiteError(
+                f"language {lang!r} is not in site.yml 'languages' ({', '.join(config.languages)})", "site.yml"
+            )
         stem = split_lang_suffix(original_path.stem, config)[0]
         path = original_path.resolve().parent / f"{stem}.{lang}.md"
         meta.update(date=original.date.isoformat(), tags=list(original.tags))
@@ -131,8 +142,12 @@ def cmd_new(args) -> int:
         with open(path, "x", encoding="utf-8") as fh:  # never overwrite a post, even one made a moment ago
             fh.write(dump_post(meta, "Write here.\n"))
     except FileExistsError:
-        raise SiteError(f"this post already has a {lang!r} version" if args.translation_of else
-                        "a post with this name already exists; choose another --slug", path) from None
+        raise SiteError(
+            f"this post already has a {lang!r} version"
+            if args.translation_of
+            else "a post with this name already exists; choose another --slug",
+            path,
+        ) from None
     print(f"created {os.path.relpath(path)}")
     return 0
 
@@ -156,57 +171,85 @@ def _err(msg: str) -> None:
 
 def _exec_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rerun", action="store_true", help="run every executing post, ignoring cached results")
-    p.add_argument("--executor", choices=("local", "ray"), default="local",
-                   help="where posts run: local processes (default) or Ray tasks")
-    p.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to use with --executor ray (default: start a local one)")
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where posts run: local processes (default) or Ray tasks",
+    )
+    p.add_argument(
+        "--ray-address", metavar="ADDR", help="Ray cluster to use with --executor ray (default: start a local one)"
+    )
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="site-builder", description="Build a static blog whose posts' code keeps running.")
+    parser = argparse.ArgumentParser(
+        prog="site-builder", description="Build a static blog whose posts' code keeps running."
+    )
     parser.add_argument("--version", action="version", version=f"site-builder {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on internal errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("build", help="build the site into an output directory",
-                       description="Build the site from site.yml, content/ and the theme into --output.")
+    p = sub.add_parser(
+        "build",
+        help="build the site into an output directory",
+        description="Build the site from site.yml, content/ and the theme into --output.",
+    )
     p.add_argument("--source", default=".", help="site root holding site.yml and content/ (default: .)")
     p.add_argument("--output", default="output", help="output directory, relative to --source (default: output)")
     p.add_argument("-v", "--verbose", action="store_true", help="print the time each stage took")
-    p.add_argument("--keep-going", action="store_true", help="on failing code, show the error in the page and finish the build")
+    p.add_argument(
+        "--keep-going", action="store_true", help="on failing code, show the error in the page and finish the build"
+    )
     _exec_arguments(p)
     p.set_defaults(func=cmd_build)
 
-    p = sub.add_parser("check", help="run the code in posts and verify its output, without building",
-                       description="Run every `execute: true` post's code blocks; exit 1 if any fails. "
-                                   "Ends with the line 'N passed, M failed' (blocks).")
+    p = sub.add_parser(
+        "check",
+        help="run the code in posts and verify its output, without building",
+        description="Run every `execute: true` post's code blocks; exit 1 if any fails. "
+        "Ends with the line 'N passed, M failed' (blocks).",
+    )
     p.add_argument("--source", default=".", help="site root (default: .)")
     p.add_argument("--json", metavar="FILE", help="also write a per-post report as JSON")
     _exec_arguments(p)
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("serve", help="serve the site locally and rebuild it on every save (live reload)",
-                       description="Build once into a temporary directory, serve it, and rebuild what a save changes; "
-                                   "open pages reload (CSS edits swap in place) and show build errors as an overlay.")
+    p = sub.add_parser(
+        "serve",
+        help="serve the site locally and rebuild it on every save (live reload)",
+        description="Build once into a temporary directory, serve it, and rebuild what a save changes; "
+        "open pages reload (CSS edits swap in place) and show build errors as an overlay.",
+    )
     p.add_argument("--source", default=".", help="site root (default: .)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
     p.add_argument("--open", action="store_true", help="open the site in the default browser")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("import", help="import posts from an Atom or RSS feed",
-                       description="Write one Markdown post per feed entry (front matter + Markdown body).")
+    p = sub.add_parser(
+        "import",
+        help="import posts from an Atom or RSS feed",
+        description="Write one Markdown post per feed entry (front matter + Markdown body).",
+    )
     p.add_argument("feed", help="path of the feed file (Atom, RSS or a WordPress export)")
     p.add_argument("--into", default="content/posts", help="directory for the posts (default: content/posts)")
     p.add_argument("--force", action="store_true", help="overwrite existing post files")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("new", help="start a new post with its front matter filled in",
-                       description="Create content/posts/SLUG.md with title, date, tags and lang.")
+    p = sub.add_parser(
+        "new",
+        help="start a new post with its front matter filled in",
+        description="Create content/posts/SLUG.md with title, date, tags and lang.",
+    )
     p.add_argument("title", help="the post's title")
     p.add_argument("--lang", help="language code, e.g. zh (default: the site's language)")
     p.add_argument("--slug", help="file name and URL slug (default: from the title)")
-    p.add_argument("--translation-of", metavar="POST",
-                   help="start a translation of this post file (with --lang): hello.md -> hello.zh.md, same date and tags")
+    p.add_argument(
+        "--translation-of",
+        metavar="POST",
+        help="start a translation of this post file (with --lang): hello.md -> hello.zh.md, same date and tags",
+    )
     p.add_argument("--source", default=".", help="site root (default: .)")
     p.set_defaults(func=cmd_new)
     return parser

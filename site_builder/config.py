@@ -19,7 +19,15 @@ _DATE_FORMATS = {  # (long, short) strftime formats a language gets unless site.
     "ja": ("%Y年%-m月%-d日", "%-m月%-d日"),
     "ko": ("%Y년 %-m월 %-d일", "%-m월 %-d일"),
 }
-_NAMES = {"en": "English", "zh": "中文", "ja": "日本語", "ko": "한국어", "fr": "Français", "de": "Deutsch", "es": "Español"}
+_NAMES = {
+    "en": "English",
+    "zh": "中文",
+    "ja": "日本語",
+    "ko": "한국어",
+    "fr": "Français",
+    "de": "Deutsch",
+    "es": "Español",
+}
 _HTML_LANG = {"zh": "zh-Hans"}
 
 
@@ -29,19 +37,20 @@ class Language:
 
     code: str
     name: str
-    prefix: str                 # "/" for the default language, "/zh/" for the others unless set
+    prefix: str  # "/" for the default language, "/zh/" for the others unless set
     date_format: str
     short_date_format: str
-    html_lang: str              # BCP 47 tag for lang attributes: zh -> zh-Hans
-    title: str = ""             # optional site title and subtitle in this language
+    html_lang: str  # BCP 47 tag for lang attributes: zh -> zh-Hans
+    title: str = ""  # optional site title and subtitle in this language
     subtitle: str = ""
 
     @classmethod
-    def default_for(cls, code: str, default: bool) -> "Language":
+    def default_for(cls, code: str, default: bool) -> Language:
         base = code.split("-")[0].lower()
         long, short = _DATE_FORMATS.get(base, ("%Y-%m-%d", "%m-%d"))
-        return cls(code, _NAMES.get(base, code), "/" if default else f"/{code}/", long, short,
-                   _HTML_LANG.get(code, code))
+        return cls(
+            code, _NAMES.get(base, code), "/" if default else f"/{code}/", long, short, _HTML_LANG.get(code, code)
+        )
 
 
 @dataclass
@@ -86,9 +95,18 @@ class SiteConfig:
 
 
 _FIELDS = {
-    "title": str, "subtitle": str, "url": str, "author": str, "language": str,
-    "theme": str, "posts_per_page": int, "permalink": str, "feed_path": str,
-    "feed_id": str, "feed_limit": int, "posts_dir": str,
+    "title": str,
+    "subtitle": str,
+    "url": str,
+    "author": str,
+    "language": str,
+    "theme": str,
+    "posts_per_page": int,
+    "permalink": str,
+    "feed_path": str,
+    "feed_id": str,
+    "feed_limit": int,
+    "posts_dir": str,
 }
 
 
@@ -101,7 +119,8 @@ def _construct_timestamp(loader, node):
         return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
     except (ValueError, OverflowError) as exc:
         raise yaml.constructor.ConstructorError(
-            None, None, f"{node.value!r} is not a valid date ({exc})", node.start_mark) from None
+            None, None, f"{node.value!r} is not a valid date ({exc})", node.start_mark
+        ) from None
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
@@ -114,7 +133,7 @@ def yaml_error_line(exc: yaml.YAMLError, text: str) -> int | None:
     context = getattr(exc, "context_mark", None)
     if mark is None:
         return context.line + 1 if context is not None else None
-    if context is not None and not text[mark.index:].strip():
+    if context is not None and not text[mark.index :].strip():
         return context.line + 1
     return mark.line + 1
 
@@ -168,12 +187,17 @@ def load_config(root: Path) -> SiteConfig:
             raise SiteError(f"setting {key!r} must be {kind.__name__}, got {value!r}", rel, line) from None
     cfg.languages = _load_languages(cfg, languages, text)
     if cfg.posts_per_page < 1:
-        raise SiteError(f"posts_per_page must be at least 1, got {cfg.posts_per_page}", rel,
-                        _key_line(text, "posts_per_page"))
+        raise SiteError(
+            f"posts_per_page must be at least 1, got {cfg.posts_per_page}", rel, _key_line(text, "posts_per_page")
+        )
     if cfg.feed_limit < 0:
-        raise SiteError(f"feed_limit must be 0 (every post) or more, got {cfg.feed_limit}", rel, _key_line(text, "feed_limit"))
+        raise SiteError(
+            f"feed_limit must be 0 (every post) or more, got {cfg.feed_limit}", rel, _key_line(text, "feed_limit")
+        )
     if not cfg.theme or cfg.theme.startswith(".") or any(c in cfg.theme for c in "/\\\0"):
-        raise SiteError(f"theme must be the name of a folder in themes/, got {cfg.theme!r}", rel, _key_line(text, "theme"))
+        raise SiteError(
+            f"theme must be the name of a folder in themes/, got {cfg.theme!r}", rel, _key_line(text, "theme")
+        )
     return cfg
 
 
@@ -201,27 +225,44 @@ def _load_languages(cfg: SiteConfig, data, text: str) -> dict[str, Language]:
         if not isinstance(code, str) or not re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*", code):
             raise SiteError(f"{code!r} is not a language code such as en, zh or pt-BR", rel, code_line)
         if not isinstance(settings, dict):
-            raise SiteError(f"settings of language {code!r} must be a mapping (name, prefix, date_format)", rel, code_line)
+            raise SiteError(
+                f"settings of language {code!r} must be a mapping (name, prefix, date_format)", rel, code_line
+            )
         unknown = sorted(set(settings) - _LANG_FIELDS)
         if unknown:
-            raise SiteError(f"unknown setting {unknown[0]!r} for language {code!r} (known: {', '.join(sorted(_LANG_FIELDS))})",
-                            rel, _nested_key_line(text, unknown[0], code_line))
+            raise SiteError(
+                f"unknown setting {unknown[0]!r} for language {code!r} (known: {', '.join(sorted(_LANG_FIELDS))})",
+                rel,
+                _nested_key_line(text, unknown[0], code_line),
+            )
         lang = Language.default_for(code, code == cfg.language)
         for key, value in settings.items():
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                raise SiteError(f"setting {key!r} of language {code!r} must be text, got {value!r}", rel,
-                                _nested_key_line(text, key, code_line))
+                raise SiteError(
+                    f"setting {key!r} of language {code!r} must be text, got {value!r}",
+                    rel,
+                    _nested_key_line(text, key, code_line),
+                )
             setattr(lang, key, str(value))
         prefix = "/" + lang.prefix.strip().strip("/") + "/" if lang.prefix.strip("/ ") else "/"
         prefix_line = _nested_key_line(text, "prefix", code_line) or code_line
         if code == cfg.language and prefix != "/":
-            raise SiteError(f"the default language ({code}) is served at '/': remove its prefix {prefix}", rel, prefix_line)
+            raise SiteError(
+                f"the default language ({code}) is served at '/': remove its prefix {prefix}", rel, prefix_line
+            )
         if code != cfg.language and prefix == "/":
-            raise SiteError(f"language {code!r}: needs a prefix of its own, e.g. /{code}/ ('/' is the default language's)",
-                            rel, prefix_line)
+            raise SiteError(
+                f"language {code!r}: needs a prefix of its own, e.g. /{code}/ ('/' is the default language's)",
+                rel,
+                prefix_line,
+            )
         if code != cfg.language and prefix.split("/")[1] in _TAKEN:
-            raise SiteError(f"language {code!r}: prefix {prefix} would mix its pages with the default language's "
-                            f"/{prefix.split('/')[1]}/ (use e.g. /{code}/)", rel, prefix_line)
+            raise SiteError(
+                f"language {code!r}: prefix {prefix} would mix its pages with the default language's "
+                f"/{prefix.split('/')[1]}/ (use e.g. /{code}/)",
+                rel,
+                prefix_line,
+            )
         if prefix in prefixes:
             raise SiteError(f"languages {prefixes[prefix]!r} and {code!r} share the prefix {prefix}", rel, code_line)
         prefixes[prefix] = code

@@ -20,10 +20,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from site_builder.errors import SiteError
 from site_builder.models import Post
@@ -36,8 +36,22 @@ OUTPUT_CAP = 1 << 20
 RUN_TOKEN_VAR = "SITE_BUILDER_RUN"
 EXEC_LANGS = ("python", "py", "python3", "pycon")
 _RUNNER_DIGEST = hashlib.sha1((Path(__file__).parent / "runner.py").read_bytes()).digest()
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 10**6, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 10**9, "gib": 1 << 30, "t": 1 << 40, "tb": 10**12, "tib": 1 << 40}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1000,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mb": 10**6,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 10**9,
+    "gib": 1 << 30,
+    "t": 1 << 40,
+    "tb": 10**12,
+    "tib": 1 << 40,
+}
 
 
 @dataclass
@@ -45,8 +59,8 @@ class CodeBlock:
     """One block a post runs: where it is, what it runs, and what it must print or raise."""
 
     index: int
-    line: int               # line of the block's first code line in the post file
-    kind: str               # "exec" or "doctest"
+    line: int  # line of the block's first code line in the post file
+    kind: str  # "exec" or "doctest"
     code: str
     options: dict
     expected: str | None = None
@@ -77,11 +91,11 @@ class BlockResult:
 
     index: int
     line: int
-    status: str             # passed | failed | skipped | not run
+    status: str  # passed | failed | skipped | not run
     stdout: str = ""
     stderr: str = ""
     figures: list[str] = field(default_factory=list)
-    error: dict | None = None   # type, message, line, traceback
+    error: dict | None = None  # type, message, line, traceback
     raised: str = ""
     seconds: float = 0.0
 
@@ -101,8 +115,11 @@ class PostRun:
     @property
     def failures(self) -> list[tuple[int, str, str, str]]:
         """(line, type, message, detail) of every failure, the post-level one included."""
-        out = [(b.error["line"] or b.line, b.error["type"], b.error["message"], b.error.get("traceback", ""))
-               for b in self.blocks if b.status == "failed" and b.error]
+        out = [
+            (b.error["line"] or b.line, b.error["type"], b.error["message"], b.error.get("traceback", ""))
+            for b in self.blocks
+            if b.status == "failed" and b.error
+        ]
         if self.error:
             out.append((self.error["line"], self.error["type"], self.error["message"], self.error.get("traceback", "")))
         return out
@@ -141,7 +158,9 @@ def exec_settings(post: Post) -> ExecSettings:
         raise SiteError("'exec' must be a mapping (timeout, memory, requires, files)", post.rel)
     unknown = set(raw) - {"timeout", "memory", "requires", "files"}
     if unknown:
-        raise SiteError(f"unknown exec setting(s): {', '.join(sorted(unknown))} (use timeout, memory, requires, files)", post.rel)
+        raise SiteError(
+            f"unknown exec setting(s): {', '.join(sorted(unknown))} (use timeout, memory, requires, files)", post.rel
+        )
     settings = ExecSettings()
     try:
         if "timeout" in raw:
@@ -160,8 +179,19 @@ def exec_settings(post: Post) -> ExecSettings:
     return settings
 
 
-_BREAKS_PAIRING = ("paragraph_open", "heading_open", "bullet_list_open", "ordered_list_open", "blockquote_open",
-                   "table_open", "html_block", "math_block", "hr", "code_block", "container_gallery_open")
+_BREAKS_PAIRING = (
+    "paragraph_open",
+    "heading_open",
+    "bullet_list_open",
+    "ordered_list_open",
+    "blockquote_open",
+    "table_open",
+    "html_block",
+    "math_block",
+    "hr",
+    "code_block",
+    "container_gallery_open",
+)
 
 
 def extract_blocks(post: Post) -> list[CodeBlock]:
@@ -191,8 +221,9 @@ def extract_blocks(post: Post) -> list[CodeBlock]:
 
 def _blocks_json(blocks: list[CodeBlock]) -> str:
     """The blocks without their line numbers: prose edited above a block moves it but does not change its run."""
-    return json.dumps([{k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")} for b in blocks],
-                      sort_keys=True)
+    return json.dumps(
+        [{k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")} for b in blocks], sort_keys=True
+    )
 
 
 def imported_modules(blocks: list[CodeBlock], requires: list[str]) -> list[str]:
@@ -215,10 +246,11 @@ def imported_modules(blocks: list[CodeBlock], requires: list[str]) -> list[str]:
     return sorted(names)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stdlib_dirs() -> tuple[str, ...]:
     """Where the standard library is (looked up only when a post executes: sysconfig costs ~4 ms to import)."""
     import sysconfig
+
     return tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
 
 
@@ -237,9 +269,12 @@ def package_versions(modules: list[str]) -> dict[str, str]:
         if spec is None:
             out[name] = "missing"
             continue
-        where = spec.origin if spec.origin not in (None, "built-in", "frozen") else next(
-            iter(spec.submodule_search_locations or ()), None)
-        if where is None or os.path.realpath(where).startswith(_stdlib_dirs()) and "-packages" not in where:
+        where = (
+            spec.origin
+            if spec.origin not in (None, "built-in", "frozen")
+            else next(iter(spec.submodule_search_locations or ()), None)
+        )
+        if where is None or (os.path.realpath(where).startswith(_stdlib_dirs()) and "-packages" not in where):
             continue
         try:
             version = importlib.metadata.version(name)
@@ -289,14 +324,22 @@ def make_job(post: Post) -> Job:
     settings = exec_settings(post)
     blocks = extract_blocks(post)
     packages = package_versions(imported_modules(blocks, settings.requires))
-    return Job(post.rel, post.source.read_text(encoding="utf-8"), str(post.source.parent), blocks, settings,
-               run_key(post, blocks, settings, packages), packages)
+    return Job(
+        post.rel,
+        post.source.read_text(encoding="utf-8"),
+        str(post.source.parent),
+        blocks,
+        settings,
+        run_key(post, blocks, settings, packages),
+        packages,
+    )
 
 
 def _limits(memory: int) -> Callable[[], None]:
     def apply() -> None:  # runs in the child between fork and exec
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 30, 1 << 30))
+
     return apply
 
 
@@ -362,19 +405,31 @@ def run_job(job: Job) -> PostRun:
     start = time.perf_counter()
     settings = job.settings
     first_line = job.blocks[0].line if job.blocks else 1
+
     def refuse(kind: str, message: str, key: str) -> PostRun:  # the post cannot start: no block runs
         err = {"type": kind, "line": _front_matter_line(job.source_text, key), "traceback": "", "message": message}
-        return PostRun(job.rel, job.key, [BlockResult(b.index, b.line, "not run") for b in job.blocks], err,
-                       seconds=time.perf_counter() - start)
+        return PostRun(
+            job.rel,
+            job.key,
+            [BlockResult(b.index, b.line, "not run") for b in job.blocks],
+            err,
+            seconds=time.perf_counter() - start,
+        )
 
     missing = _missing_modules(settings.requires)
     if missing:
-        return refuse("ModuleNotFoundError", f"the post requires {', '.join(missing)}, which cannot be imported here", "requires")
+        return refuse(
+            "ModuleNotFoundError", f"the post requires {', '.join(missing)}, which cannot be imported here", "requires"
+        )
     with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
         for name in settings.files:
             src = Path(job.source_dir) / name
             if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
-                return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post (or in a folder there)", "files")
+                return refuse(
+                    "FileNotFoundError",
+                    f"exec: files lists {name}, which is not next to the post (or in a folder there)",
+                    "files",
+                )
             if not src.is_file():
                 return refuse("FileNotFoundError", f"exec: files lists {name}, which is not next to the post", "files")
             dest = Path(work) / name
@@ -382,11 +437,26 @@ def run_job(job: Job) -> PostRun:
             shutil.copyfile(src, dest)
         result_path = os.path.join(work, ".results.jsonl")
         job_path = os.path.join(work, ".job.json")
-        payload = {"rel": job.rel, "source": job.source_text, "result_path": result_path, "output_cap": OUTPUT_CAP,
-                   "memory_text": format_size(settings.memory),
-                   "blocks": [{"index": b.index, "line": b.line, "kind": b.kind, "code": b.code, "skip": b.skip,
-                               "raises": b.raises, "expected": b.expected, "expected_line": b.expected_line}
-                              for b in job.blocks]}
+        payload = {
+            "rel": job.rel,
+            "source": job.source_text,
+            "result_path": result_path,
+            "output_cap": OUTPUT_CAP,
+            "memory_text": format_size(settings.memory),
+            "blocks": [
+                {
+                    "index": b.index,
+                    "line": b.line,
+                    "kind": b.kind,
+                    "code": b.code,
+                    "skip": b.skip,
+                    "raises": b.raises,
+                    "expected": b.expected,
+                    "expected_line": b.expected_line,
+                }
+                for b in job.blocks
+            ],
+        }
         with open(job_path, "w", encoding="utf-8") as fh:
             json.dump(payload, fh)
         token = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
@@ -395,9 +465,16 @@ def run_job(job: Job) -> PostRun:
         env.pop("PYTHONSTARTUP", None)
         log_path = os.path.join(work, ".runner.log")
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "site_builder.runner", job_path], cwd=work, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True, preexec_fn=_limits(settings.memory))
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "site_builder.runner", job_path],
+                cwd=work,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_limits(settings.memory),
+            )
             error = None
             try:
                 code = proc.wait(timeout=settings.timeout)
@@ -405,8 +482,12 @@ def run_job(job: Job) -> PostRun:
                 _kill_group(proc.pid)
                 proc.wait()
                 code = None
-                error = {"type": "Timeout", "line": first_line, "traceback": "",
-                         "message": f"the post's code did not finish within {settings.timeout:g} s (exec: timeout) and was stopped"}
+                error = {
+                    "type": "Timeout",
+                    "line": first_line,
+                    "traceback": "",
+                    "message": f"the post's code did not finish within {settings.timeout:g} s (exec: timeout) and was stopped",
+                }
             leftover = False
             for _ in range(20):  # processes the code started and left behind, in its group or not
                 strays = _tagged_processes(token)
@@ -423,21 +504,43 @@ def run_job(job: Job) -> PostRun:
         results = _read_results(result_path)
         if error is None and code not in (0, None):
             error = _crash_error(code, settings, first_line, Path(log_path).read_text(errors="replace"))
-        if (error is None and any(b.index not in results for b in job.blocks)
-                and not any(r.get("status") == "failed" for r in results.values())):  # e.g. os._exit(0)
-            error = {"type": "Crash", "line": first_line, "traceback": Path(log_path).read_text(errors="replace")[-2000:],
-                     "message": "the Python process running the post exited (status 0) before its last block ran"}
+        if (
+            error is None
+            and any(b.index not in results for b in job.blocks)
+            and not any(r.get("status") == "failed" for r in results.values())
+        ):  # e.g. os._exit(0)
+            error = {
+                "type": "Crash",
+                "line": first_line,
+                "traceback": Path(log_path).read_text(errors="replace")[-2000:],
+                "message": "the Python process running the post exited (status 0) before its last block ran",
+            }
         if error is None and leftover:
-            error = {"type": "BackgroundProcess", "line": first_line, "traceback": "",
-                     "message": "the code left a background process running; it was stopped (wait for what you start)"}
+            error = {
+                "type": "BackgroundProcess",
+                "line": first_line,
+                "traceback": "",
+                "message": "the code left a background process running; it was stopped (wait for what you start)",
+            }
     blocks = []
     for b in job.blocks:
         r = results.get(b.index)
         if r is None:
             blocks.append(BlockResult(b.index, b.line, "not run"))
             continue
-        blocks.append(BlockResult(b.index, b.line, r["status"], r.get("stdout", ""), r.get("stderr", ""),
-                                  r.get("figures", []), r.get("error"), r.get("raised", ""), r.get("seconds", 0.0)))
+        blocks.append(
+            BlockResult(
+                b.index,
+                b.line,
+                r["status"],
+                r.get("stdout", ""),
+                r.get("stderr", ""),
+                r.get("figures", []),
+                r.get("error"),
+                r.get("raised", ""),
+                r.get("seconds", 0.0),
+            )
+        )
     if error is not None:  # the post-level failure belongs to the block that was running
         running = next((b for b in blocks if b.status == "not run"), None)
         if running is not None:
@@ -461,13 +564,25 @@ def _read_results(path: str) -> dict[int, dict]:
 def _crash_error(code: int, settings: ExecSettings, line: int, log: str) -> dict:
     if code < 0:
         sig = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        what = {"SIGSEGV": "crashed (segmentation fault)", "SIGKILL": "was killed (out of memory?)",
-                "SIGABRT": "aborted", "SIGXFSZ": "wrote a file larger than 1 GiB"}.get(sig, f"was killed by {sig}")
-        return {"type": "Crash", "line": line, "traceback": log[-2000:],
-                "message": f"the Python process running the post {what}"}
+        what = {
+            "SIGSEGV": "crashed (segmentation fault)",
+            "SIGKILL": "was killed (out of memory?)",
+            "SIGABRT": "aborted",
+            "SIGXFSZ": "wrote a file larger than 1 GiB",
+        }.get(sig, f"was killed by {sig}")
+        return {
+            "type": "Crash",
+            "line": line,
+            "traceback": log[-2000:],
+            "message": f"the Python process running the post {what}",
+        }
     last = log.strip().splitlines()[-1] if log.strip() else ""
-    return {"type": "Crash", "line": line, "traceback": log[-2000:],
-            "message": f"the Python process running the post exited with status {code}" + (f": {last}" if last else "")}
+    return {
+        "type": "Crash",
+        "line": line,
+        "traceback": log[-2000:],
+        "message": f"the Python process running the post exited with status {code}" + (f": {last}" if last else ""),
+    }
 
 
 def parallel_slots(jobs: list[Job]) -> int:
@@ -493,7 +608,7 @@ class ExecOptions:
     """How `build` and `check` run posts."""
 
     rerun: bool = False
-    executor: str = "local"          # local | ray
+    executor: str = "local"  # local | ray
     ray_address: str | None = None
     progress: Callable[[str], None] | None = None
 
@@ -518,7 +633,7 @@ def run_posts(posts: list[Post], cache_dir: Path, options: ExecOptions) -> dict[
         progress = _Progress(len(todo), options.progress)
         slots = len(todo) if options.executor == "ray" else parallel_slots(todo)
         with ThreadPoolExecutor(max_workers=min(slots, len(todo))) as pool:
-            for job, run in zip(todo, pool.map(lambda j: progress.track(j.rel, runner, j), todo)):
+            for job, run in zip(todo, pool.map(lambda j: progress.track(j.rel, runner, j), todo), strict=False):
                 run.reason = reasons[job.rel]
                 runs[job.rel] = run
                 _store(cache_dir, job, run)
@@ -587,11 +702,12 @@ def _block_lines(job: Job) -> list[list[int | None]]:
 def _move_lines(run: PostRun, job: Job, old_lines: list) -> PostRun:
     """A cached run of blocks that moved (prose edited above them), its line numbers moved along."""
     spans = []  # (first old line, after last old line, shift) of each block's code and expected output
-    for b, (line, expected_line) in zip(job.blocks, old_lines):
+    for b, (line, expected_line) in zip(job.blocks, old_lines, strict=False):
         spans.append((line, line + b.code.count("\n") + 1, b.line - line))
         if expected_line is not None and b.expected_line is not None:
-            spans.append((expected_line, expected_line + (b.expected or "").count("\n") + 1,
-                          b.expected_line - expected_line))
+            spans.append(
+                (expected_line, expected_line + (b.expected or "").count("\n") + 1, b.expected_line - expected_line)
+            )
 
     def move(n):
         if not isinstance(n, int):
@@ -695,12 +811,20 @@ def _ray_runner(address: str | None):
     if not ray.is_initialized():
         _probe_ray_address(address)
         try:
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}})
+            ray.init(
+                address=address,
+                ignore_reinit_error=True,
+                log_to_driver=False,
+                runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}},
+            )
         except (ConnectionError, RuntimeError, ray.exceptions.RayError) as exc:  # RayError: AuthenticationError
-            hint = " (a cluster with token authentication needs RAY_AUTH_MODE=token)" if "uthenticat" in str(exc) else ""
+            hint = (
+                " (a cluster with token authentication needs RAY_AUTH_MODE=token)" if "uthenticat" in str(exc) else ""
+            )
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise SiteError(f"cannot connect to the Ray cluster at {address or 'a new local cluster'}: {first}{hint}") from None
+            raise SiteError(
+                f"cannot connect to the Ray cluster at {address or 'a new local cluster'}: {first}{hint}"
+            ) from None
     remote = ray.remote(num_cpus=1)(run_job)
 
     def run(job: Job) -> PostRun:

@@ -15,8 +15,14 @@ except ImportError:  # pragma: no cover
     import sre_parse as _sre_parse
 
 _ANY = "(?s:.)"
-_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
-               "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+_CATEGORIES = {
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
+}
 
 
 def speed_up(lexer):
@@ -95,7 +101,7 @@ def _starts(pattern: re.Pattern):
     match the empty string (it is then tried before every character and at the end)."""
     try:
         first, empty = _first(_sre_parse.parse(pattern.pattern, pattern.flags))
-    except Exception:  # noqa: BLE001 - an unreadable pattern is tried everywhere, as Pygments would
+    except Exception:
         return None
     if empty or first is None:
         return None
@@ -116,7 +122,7 @@ class _State:
         """The rules that may match before character `c` ('' at the end of the text)."""
         if self.starts is None:
             self.starts = [_starts(rexmatch.__self__) for rexmatch, _, _ in self.rules]
-        chosen = [rule for rule, start in zip(self.rules, self.starts) if start is None or (c and start(c))]
+        chosen = [rule for rule, start in zip(self.rules, self.starts, strict=False) if start is None or (c and start(c))]
         self.by_char[c] = chosen
         return chosen
 

@@ -27,8 +27,15 @@ def _iso(dt: datetime) -> str:
     return dt.isoformat(timespec="seconds")
 
 
-def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lang: str | None = None,
-              title: str | None = None, home: str = "/", entry_cache: dict | None = None) -> str:
+def atom_feed(
+    config: SiteConfig,
+    views: list,
+    feed_path: str | None = None,
+    lang: str | None = None,
+    title: str | None = None,
+    home: str = "/",
+    entry_cache: dict | None = None,
+) -> str:
     """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML.
 
     With no `feed_path` it is the site's main feed (its id is `feed_id` from site.yml); a language's own feed
@@ -42,14 +49,16 @@ def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lan
     feed_id = (config.feed_id or self_url) if main else self_url
     chosen = views[: config.feed_limit] if config.feed_limit else views
     updated = max((v.post.updated for v in chosen), default=datetime.now(timezone.utc))
-    out = ['<?xml version="1.0" encoding="utf-8"?>',
-           f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang={quoteattr(lang)}>',
-           f'<generator uri="{GENERATOR_URI}" version="{__version__}">site_builder</generator>',
-           f'<link href={quoteattr(self_url)} rel="self" type="application/atom+xml"/>',
-           f'<link href={quoteattr(home)} rel="alternate" type="text/html" hreflang={quoteattr(lang)}/>',
-           f"<updated>{_iso(updated)}</updated>",
-           f"<id>{escape(feed_id)}</id>",
-           f'<title type="html">{escape(title or config.title)}</title>']
+    out = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang={quoteattr(lang)}>',
+        f'<generator uri="{GENERATOR_URI}" version="{__version__}">site_builder</generator>',
+        f'<link href={quoteattr(self_url)} rel="self" type="application/atom+xml"/>',
+        f'<link href={quoteattr(home)} rel="alternate" type="text/html" hreflang={quoteattr(lang)}/>',
+        f"<updated>{_iso(updated)}</updated>",
+        f"<id>{escape(feed_id)}</id>",
+        f'<title type="html">{escape(title or config.title)}</title>',
+    ]
     if config.subtitle:
         out.append(f"<subtitle>{escape(config.subtitle)}</subtitle>")
     if config.author:
@@ -69,14 +78,16 @@ def atom_feed(config: SiteConfig, views: list, feed_path: str | None = None, lan
 def _entry(config: SiteConfig, view, lang: str) -> str:
     post = view.post
     link = config.absolute(post.permalink)
-    out = ["<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">",
-           f'<title type="html">{escape(post.title)}</title>',
-           f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>',
-           f"<published>{_iso(post.date)}</published>",
-           f"<updated>{_iso(post.updated)}</updated>",
-           f"<id>{escape(post.id)}</id>",
-           f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>',
-           f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>"]
+    out = [
+        "<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">",
+        f'<title type="html">{escape(post.title)}</title>',
+        f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>',
+        f"<published>{_iso(post.date)}</published>",
+        f"<updated>{_iso(post.updated)}</updated>",
+        f"<id>{escape(post.id)}</id>",
+        f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>',
+        f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>",
+    ]
     out += [f"<category term={quoteattr(tag)}/>" for tag in post.tags]
     if post.summary:
         out.append(f'<summary type="html">{escape(post.summary)}</summary>')
@@ -86,8 +97,7 @@ def _entry(config: SiteConfig, view, lang: str) -> str:
 
 def sitemap(config: SiteConfig, urls: list[tuple[str, datetime | None]]) -> str:
     """sitemap.xml listing every page with its last modification date where known."""
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     for url, modified in urls:
         lastmod = f"<lastmod>{_iso(modified)}</lastmod>" if modified else ""
         loc = quote(config.absolute(url), safe=":/?#[]@!$&'()*+,;=%~")  # sitemaps want ASCII: /你好/ -> /%E4%BD%A0.../

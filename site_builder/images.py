@@ -155,7 +155,7 @@ def probe(path: Path) -> ImageInfo:
 
 
 def variant_name(name: str, width: int) -> str:
-    """"photo.jpg" -> "photo.480w.webp"."""
+    """ "photo.jpg" -> "photo.480w.webp"."""
     return f"{PurePath(name).stem}.{width}w.webp"
 
 
@@ -241,8 +241,9 @@ def _for_webp(im: Image.Image) -> tuple[Image.Image, bytes | None]:
     im = _eight_bit(im)
     if im.mode == "CMYK" and icc:
         try:
-            return ImageCms.profileToProfile(im, ImageCms.ImageCmsProfile(io.BytesIO(icc)), ImageCms.createProfile("sRGB"),
-                                             outputMode="RGB"), None
+            return ImageCms.profileToProfile(
+                im, ImageCms.ImageCmsProfile(io.BytesIO(icc)), ImageCms.createProfile("sRGB"), outputMode="RGB"
+            ), None
         except (ImageCms.PyCMSError, OSError, ValueError):
             pass
     if im.mode not in ("RGB", "RGBA", "RGBX", "RGBa", "P", "PA"):
@@ -308,8 +309,11 @@ def process_all(infos: list[ImageInfo], cache_dir: Path) -> list[Processed | Ima
         if results[-1] is None:
             todo.append(i)
     if todo:
-        done = fork_map(lambda chunk: [_process_or_error(info, cache_dir) for info in chunk],
-                        [infos[i] for i in todo], min_per_worker=1)
-        for i, result in zip(todo, done):
+        done = fork_map(
+            lambda chunk: [_process_or_error(info, cache_dir) for info in chunk],
+            [infos[i] for i in todo],
+            min_per_worker=1,
+        )
+        for i, result in zip(todo, done, strict=False):
             results[i] = result
     return results

@@ -50,7 +50,7 @@ def split_front_matter(text: str, rel: str) -> tuple[dict, str, int]:
         raise SiteError(f"invalid YAML front matter: {problem}", rel, line) from None
     if not isinstance(meta, dict):
         raise SiteError("front matter must be a mapping of keys to values", rel, 2)
-    return meta, "\n".join(lines[i + 1:]), i + 2
+    return meta, "\n".join(lines[i + 1 :]), i + 2
 
 
 def _key_line(text: str, key: str) -> int | None:
@@ -88,8 +88,13 @@ def parse_date(meta: dict, key: str, rel: str, text: str) -> datetime:
 
 
 def make_permalink(pattern: str, dt: datetime, slug: str, lang: str) -> str:
-    path = (pattern.replace(":year", f"{dt.year:04d}").replace(":month", f"{dt.month:02d}")
-            .replace(":day", f"{dt.day:02d}").replace(":slug", slug).replace(":lang", lang))
+    path = (
+        pattern.replace(":year", f"{dt.year:04d}")
+        .replace(":month", f"{dt.month:02d}")
+        .replace(":day", f"{dt.day:02d}")
+        .replace(":slug", slug)
+        .replace(":lang", lang)
+    )
     return normalise_permalink(path)
 
 
@@ -135,8 +140,11 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
     stem, suffix_lang = split_lang_suffix(path.stem, cfg)
     lang = str(meta.get("lang") or suffix_lang or cfg.language)
     if suffix_lang and meta.get("lang") and str(meta["lang"]) != suffix_lang:
-        raise SiteError(f"the file name says language {suffix_lang!r} but the front matter says lang: {meta['lang']}",
-                        rel, _key_line(text, "lang"))
+        raise SiteError(
+            f"the file name says language {suffix_lang!r} but the front matter says lang: {meta['lang']}",
+            rel,
+            _key_line(text, "lang"),
+        )
     slug = str(meta.get("slug") or slugify(stem))
     permalink = meta.get("permalink")
     if permalink:
@@ -153,10 +161,21 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
         raise SiteError(f"bad permalink {permalink!r}: {problem}", rel, (_key_line(text, key) if key else None) or 1)
     post_id = str(meta.get("id") or cfg.absolute(permalink))
     return Post(
-        source=path, rel=rel, title=str(title), date=dt, updated=updated,
-        tags=[str(t) for t in tags], lang=lang, slug=slug, permalink=permalink,
-        id=post_id, summary=str(meta.get("summary") or ""), body=body,
-        body_line=body_line, meta=meta, digest=hashlib.sha1(data).hexdigest(),
+        source=path,
+        rel=rel,
+        title=str(title),
+        date=dt,
+        updated=updated,
+        tags=[str(t) for t in tags],
+        lang=lang,
+        slug=slug,
+        permalink=permalink,
+        id=post_id,
+        summary=str(meta.get("summary") or ""),
+        body=body,
+        body_line=body_line,
+        meta=meta,
+        digest=hashlib.sha1(data).hexdigest(),
         translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg)),
     )
 
@@ -237,8 +256,11 @@ def check_posts(posts: list[Post]) -> list[Post]:
             continue
         other = seen.get(post.permalink)
         if other is not None:
-            raise SiteError(f"permalink {post.permalink} is also used by {other.rel}", post.rel,
-                            _key_line(post.source.read_text(encoding="utf-8"), "permalink") or 1)
+            raise SiteError(
+                f"permalink {post.permalink} is also used by {other.rel}",
+                post.rel,
+                _key_line(post.source.read_text(encoding="utf-8"), "permalink") or 1,
+            )
         seen[post.permalink] = post
     return [p for p in posts if not p.meta.get("draft")]
 

@@ -11,21 +11,21 @@ from pathlib import Path
 class Post:
     """One Markdown post as loaded from disk (stage: load)."""
 
-    source: Path            # path of the .md file
-    rel: str                # path relative to the site root, for messages
+    source: Path  # path of the .md file
+    rel: str  # path relative to the site root, for messages
     title: str
     date: datetime
     updated: datetime
     tags: list[str]
     lang: str
     slug: str
-    permalink: str          # site path, e.g. "/blog/2025/ray-oom/"
-    id: str                 # Atom entry id, kept from an imported feed
+    permalink: str  # site path, e.g. "/blog/2025/ray-oom/"
+    id: str  # Atom entry id, kept from an imported feed
     summary: str
-    body: str               # Markdown after the front matter
-    body_line: int          # 1-based line of the body's first line in the file
+    body: str  # Markdown after the front matter
+    body_line: int  # 1-based line of the body's first line in the file
     meta: dict = field(default_factory=dict)
-    digest: str = ""        # hash of the file's bytes
+    digest: str = ""  # hash of the file's bytes
     translation_key: str = ""  # posts sharing it are one post in several languages (`x.md` + `x.zh.md`)
 
 
@@ -33,12 +33,12 @@ class Post:
 class ImageUse:
     """A local image a post shows: where it is, where it goes in the output, and which WebP widths it gets."""
 
-    source: Path            # the image file
-    stamp: tuple            # (st_mtime_ns, st_size) when it was probed
-    out: str                # output path of the published original, e.g. "blog/2025/trip/p1.jpg"
-    widths: tuple           # WebP variant widths
-    rel: str                # the post, for messages
-    line: int | None        # the line of the image in the post
+    source: Path  # the image file
+    stamp: tuple  # (st_mtime_ns, st_size) when it was probed
+    out: str  # output path of the published original, e.g. "blog/2025/trip/p1.jpg"
+    widths: tuple  # WebP variant widths
+    rel: str  # the post, for messages
+    line: int | None  # the line of the image in the post
 
 
 @dataclass
@@ -46,11 +46,11 @@ class Rendered:
     """A post's HTML fragment (stage: render)."""
 
     html: str
-    text_chars: int = 0     # characters of readable text, for reading time
+    text_chars: int = 0  # characters of readable text, for reading time
     words: int = 0
     math_count: int = 0
     toc: list = field(default_factory=list)
-    key: str = ""           # hash of the Markdown it was rendered from
+    key: str = ""  # hash of the Markdown it was rendered from
     images: list = field(default_factory=list)  # ImageUse of every local image, to process and publish
 
 
@@ -58,7 +58,7 @@ class Rendered:
 class Page:
     """One page the write stage renders: a template and its context."""
 
-    path: str               # relative output path, e.g. "blog/2025/x/index.html"
+    path: str  # relative output path, e.g. "blog/2025/x/index.html"
     template: str
     context: dict = field(default_factory=dict)
-    key: str = ""           # hash of everything the page depends on, for reuse
+    key: str = ""  # hash of everything the page depends on, for reuse

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import traceback
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from site_builder.errors import SiteError
 
@@ -100,7 +100,7 @@ def fork_map(fn: Callable[[Sequence], list], items: Sequence, min_per_worker: in
         try:
             outcomes.append(worker.result())
         except BaseException:
-            for other in forked[i + 1:]:
+            for other in forked[i + 1 :]:
                 other.cancel()
             raise
     results: list = [None] * len(items)

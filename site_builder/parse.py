@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -34,21 +34,30 @@ def _gallery_rules(state: StateCore) -> None:
     for i, tok in enumerate(tokens):
         if tok.type == "container_gallery_open":
             depth += 1
-            layout = (tok.info.split() + ["", ""])[1] or "masonry"
+            layout = ([*tok.info.split(), "", ""])[1] or "masonry"
             if layout not in GALLERY_LAYOUTS:
-                raise SiteError(f"unknown gallery layout {layout!r} (use one of: {', '.join(GALLERY_LAYOUTS)})",
-                                state.env.get("rel"), _env_line(state.env, tok))
+                raise SiteError(
+                    f"unknown gallery layout {layout!r} (use one of: {', '.join(GALLERY_LAYOUTS)})",
+                    state.env.get("rel"),
+                    _env_line(state.env, tok),
+                )
             tok.meta["layout"] = layout
             opened.append((tok, images_seen))
         elif tok.type == "container_gallery_close":
             depth -= 1
             start, before = opened.pop()
             if images_seen == before:
-                raise SiteError("gallery has no image (put Markdown images, one per line, between '::: gallery' and ':::')",
-                                state.env.get("rel"), _env_line(state.env, start))
+                raise SiteError(
+                    "gallery has no image (put Markdown images, one per line, between '::: gallery' and ':::')",
+                    state.env.get("rel"),
+                    _env_line(state.env, start),
+                )
             # a paragraph right after the block starting with ": " is the gallery's caption
-            if (i + 3 < len(tokens) and tokens[i + 1].type == "paragraph_open"
-                    and tokens[i + 2].content.startswith(": ")):
+            if (
+                i + 3 < len(tokens)
+                and tokens[i + 1].type == "paragraph_open"
+                and tokens[i + 2].content.startswith(": ")
+            ):
                 inline = tokens[i + 2]
                 inline.content = inline.content[2:]
                 if inline.children and inline.children[0].type == "text":
@@ -58,8 +67,12 @@ def _gallery_rules(state: StateCore) -> None:
                 tokens[i + 3].meta["gallery_caption"] = True
         elif tok.type == "paragraph_open" and i + 2 < len(tokens) and tokens[i + 1].type == "inline":
             images = [c for c in tokens[i + 1].children or [] if c.type == "image"]
-            rest = [c for c in tokens[i + 1].children or []
-                    if c.type not in ("image", "softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())]
+            rest = [
+                c
+                for c in tokens[i + 1].children or []
+                if c.type not in ("image", "softbreak", "hardbreak")
+                and not (c.type == "text" and not c.content.strip())
+            ]
             if images and not rest and (depth > 0 or len(images) == 1):
                 tok.hidden = tokens[i + 2].hidden = True
                 images_seen += len(images)
@@ -142,7 +155,7 @@ def fence_info(info: str) -> tuple[str, dict[str, str]]:
     return (lang[0] if lang else ""), options
 
 
-@lru_cache(maxsize=None)
+@cache
 def make_parser() -> MarkdownIt:
     """The Markdown dialect of a post: CommonMark + tables, footnotes, math, anchors, containers."""
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
@@ -150,8 +163,15 @@ def make_parser() -> MarkdownIt:
     md.use(footnote_plugin)
     md.use(deflist_plugin)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
-    md.use(anchors_plugin, min_level=1, max_level=6, slug_func=heading_slug,
-           permalink=True, permalinkSymbol="#", permalinkBefore=False)
+    md.use(
+        anchors_plugin,
+        min_level=1,
+        max_level=6,
+        slug_func=heading_slug,
+        permalink=True,
+        permalinkSymbol="#",
+        permalinkBefore=False,
+    )
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.core.ruler.push("gallery_figures", _gallery_rules)

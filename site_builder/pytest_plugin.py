@@ -112,7 +112,11 @@ def _block_report(run: PostRun, line: int) -> str:
     block = next(b for b in run.blocks if b.line == line)
     failures = []
     if block.status == "failed" and block.error:
-        failures.append((block.error["line"] or line, block.error["type"], block.error["message"], block.error.get("traceback", "")))
+        failures.append(
+            (block.error["line"] or line, block.error["type"], block.error["message"], block.error.get("traceback", ""))
+        )
     if run.error and _error_block_line(run) == line:
-        failures.append((run.error.get("line") or line, run.error["type"], run.error["message"], run.error.get("traceback", "")))
+        failures.append(
+            (run.error.get("line") or line, run.error["type"], run.error["message"], run.error.get("traceback", ""))
+        )
     return "\n".join(failure_lines(run, failures))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 import os
+import re
+from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
@@ -53,7 +53,7 @@ _MATH_TOKENS = ("math_inline", "math_inline_double", "math_block", "math_block_l
 _MATH_ERROR = re.compile(r"input(\d+):\d+: (.*)", re.S)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _math_converter() -> LatexToMathML:
     """math-core's converter (MathML Core, which browsers render without scripts), TeX kept as an annotation."""
     return LatexToMathML(annotation=True, fancy_error=False)
@@ -73,7 +73,7 @@ def render_math(tokens: list[Token], env: dict) -> None:
         tok, reason = (found[int(match[1])], match[2]) if match else (None, str(exc))
         tex = tok.content.strip() if tok else ""
         raise SiteError(f"cannot render math ${tex}$: {reason.strip()}", env.get("rel"), _line(env, tok)) from None
-    env["math"] = dict(zip(map(id, found), mathml))
+    env["math"] = dict(zip(map(id, found), mathml, strict=False))
     env["math_count"] = len(found)
 
 
@@ -100,8 +100,10 @@ class PostRenderer(RendererHTML):
 
     def math_block_label(self, tokens, idx, options, env):
         tok = tokens[idx]
-        return (f'<div class="math" id="{escape(tok.info)}">{self._math(tok, env)}'
-                f'<span class="eqno">({escape(tok.info)})</span></div>\n')
+        return (
+            f'<div class="math" id="{escape(tok.info)}">{self._math(tok, env)}'
+            f'<span class="eqno">({escape(tok.info)})</span></div>\n'
+        )
 
     def fence(self, tokens, idx, options, env):
         tok = tokens[idx]
@@ -133,9 +135,11 @@ class PostRenderer(RendererHTML):
             url, use, (width, height) = local
             srcset = ", ".join(f"/{quote(rel)} {w}w" for rel, w in variant_outputs(use.out, use.widths))
             sizes = "(min-width: 46rem) 22rem, 100vw" if in_gallery else "(min-width: 46rem) 46rem, 100vw"
-            img = (f'<picture><source type="image/webp" srcset="{escape(srcset)}" sizes="{sizes}">'
-                   f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr} width="{width}" height="{height}" '
-                   f'loading="{loading}" decoding="async"></picture>')
+            img = (
+                f'<picture><source type="image/webp" srcset="{escape(srcset)}" sizes="{sizes}">'
+                f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr} width="{width}" height="{height}" '
+                f'loading="{loading}" decoding="async"></picture>'
+            )
             href, data = escape(url), f' data-srcset="{escape(srcset)}"'
         if not tok.meta.get("figure"):
             return img
@@ -201,8 +205,9 @@ def local_image(src: str, env: dict, line: int | None):
     elif path.is_relative_to(content):
         below_content = path.relative_to(content)
     else:
-        raise SiteError(f"image {src!r} is outside content/ (put it next to the post or in content/images/)",
-                        post.rel, line)
+        raise SiteError(
+            f"image {src!r} is outside content/ (put it next to the post or in content/images/)", post.rel, line
+        )
     try:
         info = probe(path)
     except ImageError as exc:
@@ -232,10 +237,15 @@ def exec_fence_hook(run, keep_going: bool = False):
             if block is None:
                 return None
             ok = block.status == "passed"
-            badge = ('<span class="output-badge ok" title="checked at build time">✓ verified</span>' if ok else
-                     '<span class="output-badge bad">✗ not verified</span>')
-            return (f'<div class="output{" verified" if ok else " mismatch"}">{badge}'
-                    f'<pre><code>{escape(tok.content)}</code></pre></div>\n')
+            badge = (
+                '<span class="output-badge ok" title="checked at build time">✓ verified</span>'
+                if ok
+                else '<span class="output-badge bad">✗ not verified</span>'
+            )
+            return (
+                f'<div class="output{" verified" if ok else " mismatch"}">{badge}'
+                f"<pre><code>{escape(tok.content)}</code></pre></div>\n"
+            )
         block = by_line.get(line)
         state["last"] = block
         if block is None:
@@ -243,7 +253,9 @@ def exec_fence_hook(run, keep_going: bool = False):
         doctest = block_is_doctest(tok, lang)
         parts = [] if "hide" in opts else [highlight_code(tok.content, "pycon" if doctest else lang)]
         if parts and doctest and block.status == "passed":  # every >>> example's output was checked
-            parts[0] = parts[0].replace('<div class="highlight">', '<div class="highlight checked" title="checked at build time">', 1)
+            parts[0] = parts[0].replace(
+                '<div class="highlight">', '<div class="highlight checked" title="checked at build time">', 1
+            )
         if "hide" not in opts:
             if block.stdout and not tok.meta.get("has_output"):  # an ```output block shows it instead
                 parts.append(f'<div class="output"><pre><code>{escape(block.stdout)}</code></pre></div>\n')
@@ -258,8 +270,10 @@ def exec_fence_hook(run, keep_going: bool = False):
             error = post_error
         if error is not None and keep_going:
             detail = escape(error.get("traceback") or "")
-            parts.append(f'<div class="exec-error"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
-                         f'{escape(error["message"])}' + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n")
+            parts.append(
+                f'<div class="exec-error"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
+                f"{escape(error['message'])}" + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n"
+            )
         return "".join(parts)
 
     return hook
@@ -281,7 +295,7 @@ def _count_text(tokens: list[Token]) -> tuple[int, int]:
     return chars, words
 
 
-@lru_cache(maxsize=None)
+@cache
 def _renderer() -> PostRenderer:
     """One renderer: the site's rules, plus the plugins' rules (footnotes) it does not override."""
     md = make_parser()
@@ -294,8 +308,12 @@ def _renderer() -> PostRenderer:
 
 def render_post(post: Post, fence_hook=None, content_dir: Path | None = None) -> Rendered:
     """Render a post's body to an HTML fragment; bad math, markup or images raise SiteError."""
-    env: dict = {"rel": post.rel, "line_offset": post.body_line, "post": post,
-                 "content_dir": content_dir or post.source.parent}
+    env: dict = {
+        "rel": post.rel,
+        "line_offset": post.body_line,
+        "post": post,
+        "content_dir": content_dir or post.source.parent,
+    }
     if fence_hook is not None:
         env["fence_hook"] = fence_hook
     tokens, env = parse(post.body, env)
@@ -303,10 +321,19 @@ def render_post(post: Post, fence_hook=None, content_dir: Path | None = None) ->
     md = make_parser()
     html = _renderer().render(tokens, md.options, env)
     chars, words = _count_text(tokens)
-    toc = [(t.attrGet("id"), tokens[i + 1].content, int(t.tag[1]))
-           for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag in ("h2", "h3")]
-    return Rendered(html=html, text_chars=chars, words=words, math_count=env.get("math_count", 0), toc=toc,
-                    images=env.get("images", []))
+    toc = [
+        (t.attrGet("id"), tokens[i + 1].content, int(t.tag[1]))
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.tag in ("h2", "h3")
+    ]
+    return Rendered(
+        html=html,
+        text_chars=chars,
+        words=words,
+        math_count=env.get("math_count", 0),
+        toc=toc,
+        images=env.get("images", []),
+    )
 
 
 def pygments_css() -> str:

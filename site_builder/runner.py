@@ -75,7 +75,7 @@ def _figures() -> list[str]:
         buf = io.StringIO()
         plt.figure(num).savefig(buf, format="svg", bbox_inches="tight")
         svg = buf.getvalue()
-        svgs.append(svg[svg.find("<svg"):])
+        svgs.append(svg[svg.find("<svg") :])
     plt.close("all")
     return svgs
 
@@ -104,11 +104,18 @@ def run_exec(block: dict, ns: dict, rel: str, memory: str) -> dict:
     except BaseException as exc:  # the post's code may raise anything, SystemExit included
         if raises and _exc_matches(exc, raises):
             return {"status": "passed", "raised": f"{type(exc).__name__}: {exc}"}
-        return {"status": "failed", "error": _describe(exc, rel, block["line"], memory),
-                "fatal": isinstance(exc, (SystemExit, MemoryError))}
+        return {
+            "status": "failed",
+            "error": _describe(exc, rel, block["line"], memory),
+            "fatal": isinstance(exc, (SystemExit, MemoryError)),
+        }
     if raises:
-        return {"status": "failed", "error": _error("DidNotRaise", f"expected {raises} to be raised, but the block ran to its end",
-                                                    block["line"])}
+        return {
+            "status": "failed",
+            "error": _error(
+                "DidNotRaise", f"expected {raises} to be raised, but the block ran to its end", block["line"]
+            ),
+        }
     return {"status": "passed"}
 
 
@@ -121,8 +128,14 @@ class _CollectingRunner(doctest.DocTestRunner):
 
     def report_failure(self, out, test, example, got):
         line = test.lineno + example.lineno + 1
-        self.collected.append(_error("OutputMismatch", f"expected {example.want.strip()!r}, got {got.strip()!r}", line,
-                                    f">>> {example.source.strip()}\nExpected:\n{example.want}Got:\n{got}"))
+        self.collected.append(
+            _error(
+                "OutputMismatch",
+                f"expected {example.want.strip()!r}, got {got.strip()!r}",
+                line,
+                f">>> {example.source.strip()}\nExpected:\n{example.want}Got:\n{got}",
+            )
+        )
 
     def report_unexpected_exception(self, out, test, example, exc_info):
         line = test.lineno + example.lineno + 1
@@ -132,8 +145,14 @@ class _CollectingRunner(doctest.DocTestRunner):
         message = str(exc)
         if isinstance(exc, EOFError):
             message = "the code read from standard input, which is closed while posts run"
-        self.collected.append(_error(type(exc).__name__, message, line,
-                                    f">>> {example.source.strip()}\n" + "".join(traceback.format_exception_only(type(exc), exc))))
+        self.collected.append(
+            _error(
+                type(exc).__name__,
+                message,
+                line,
+                f">>> {example.source.strip()}\n" + "".join(traceback.format_exception_only(type(exc), exc)),
+            )
+        )
 
 
 def run_doctest(block: dict, ns: dict, rel: str, memory: str) -> dict:
@@ -149,7 +168,9 @@ def run_doctest(block: dict, ns: dict, rel: str, memory: str) -> dict:
     if runner.collected:
         first = runner.collected[0]
         if len(runner.collected) > 1:
-            first = dict(first, traceback=first["traceback"] + f"\n(and {len(runner.collected) - 1} more failing examples)")
+            first = dict(
+                first, traceback=first["traceback"] + f"\n(and {len(runner.collected) - 1} more failing examples)"
+            )
         return {"status": "failed", "error": first, "examples": len(test.examples), "failures": runner.collected}
     return {"status": "passed", "examples": len(test.examples)}
 
@@ -181,19 +202,36 @@ def main(job_path: str) -> int:
                 stdout, stderr, over = _capture_end(capture, saved, cap)
             result.update(stdout=stdout, stderr=stderr, figures=figures, seconds=time.perf_counter() - start)
             if over:
-                result.update(status="failed", error=_error("OutputTooLarge", f"the block printed more than {cap // 1024} KiB",
-                                                            block["line"]))
+                result.update(
+                    status="failed",
+                    error=_error("OutputTooLarge", f"the block printed more than {cap // 1024} KiB", block["line"]),
+                )
             elif result["status"] == "passed" and block.get("expected") is not None:
                 want, got = _normalise(block["expected"]), _normalise(stdout)
                 if want != got:
                     import difflib
 
-                    diff = "".join(difflib.unified_diff((want + "\n").splitlines(True), (got + "\n").splitlines(True),
-                                                        f"expected (line {block['expected_line']})", "actual output"))
-                    result.update(status="failed", error=_error("OutputMismatch", "the block printed something else than "
-                                                                "its output block says", block["expected_line"], diff))
-            if result.get("fatal") or (result["status"] == "failed" and result["error"]["type"] not in
-                                       ("OutputMismatch", "DidNotRaise", "OutputTooLarge")):
+                    diff = "".join(
+                        difflib.unified_diff(
+                            (want + "\n").splitlines(True),
+                            (got + "\n").splitlines(True),
+                            f"expected (line {block['expected_line']})",
+                            "actual output",
+                        )
+                    )
+                    result.update(
+                        status="failed",
+                        error=_error(
+                            "OutputMismatch",
+                            "the block printed something else than its output block says",
+                            block["expected_line"],
+                            diff,
+                        ),
+                    )
+            if result.get("fatal") or (
+                result["status"] == "failed"
+                and result["error"]["type"] not in ("OutputMismatch", "DidNotRaise", "OutputTooLarge")
+            ):
                 stop = f"an earlier block (line {block['line']}) failed"
         result["index"] = block["index"]
         out.write(json.dumps(result) + "\n")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Callable, Sequence
 
 import jinja2
 import jinja2.meta
@@ -36,8 +36,10 @@ class Theme:
 def find_theme(config: SiteConfig) -> Theme:
     dirs = [d for d in (config.theme_dir, config.root / "themes" / "default", DEFAULT_THEME) if d.is_dir()]
     if not config.theme_dir.is_dir() and not (config.theme == "default" and dirs):
-        raise SiteError(f"theme {config.theme!r} not found (no directory themes/{config.theme}/)",
-                        CONFIG_NAME if (config.root / CONFIG_NAME).exists() else None)
+        raise SiteError(
+            f"theme {config.theme!r} not found (no directory themes/{config.theme}/)",
+            CONFIG_NAME if (config.root / CONFIG_NAME).exists() else None,
+        )
     unique: list[Path] = []
     for d in dirs:
         if d.resolve() not in [u.resolve() for u in unique]:
@@ -55,7 +57,9 @@ def load_strings(theme: Theme, lang: str) -> dict:
                 data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
-                raise SiteError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path, mark.line + 1 if mark else None) from None
+                raise SiteError(
+                    f"invalid YAML: {getattr(exc, 'problem', exc)}", path, mark.line + 1 if mark else None
+                ) from None
             if not isinstance(data, dict):
                 raise SiteError("UI strings must be a mapping of key: text", path, 1)
             strings.update({str(k): str(v) for k, v in data.items()})
@@ -84,12 +88,13 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict] | None =
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(d / "templates") for d in theme.dirs]),
         autoescape=jinja2.select_autoescape(["html", "xml"]),
-        trim_blocks=True, lstrip_blocks=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     strings = strings if strings is not None else ui_strings(config, theme)[0]
     default_ui = config.lang(config.language)
 
-    def ui(ctx) -> "Language":
+    def ui(ctx) -> Language:
         return ctx.get("ui") or default_ui
 
     @jinja2.pass_context
@@ -105,11 +110,13 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict] | None =
         return dt.strftime(lang.date_format if fmt == "long" else lang.short_date_format if fmt == "short" else fmt)
 
     env.globals.update(
-        site=config, t=t,
+        site=config,
+        t=t,
         tag_url=jinja2.pass_context(lambda ctx, tag: tag_url(tag, ui(ctx).prefix)),
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
         lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
-        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))))
+        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
+    )
     env.filters["datefmt"] = datefmt
     env.filters["isodate"] = lambda dt: dt.isoformat(timespec="seconds")
     env.filters["absolute"] = config.absolute
@@ -132,7 +139,9 @@ def check_output_dir(root: Path, output: Path) -> None:
     if (output / "content").exists() or (output / CONFIG_NAME).exists():
         raise SiteError(f"refusing to build into {output}: it holds content/ or site.yml")
     if output.exists() and (not output.is_dir() or (any(output.iterdir()) and not (output / MARKER).exists())):
-        raise SiteError(f"refusing to build into {output}: it exists and was not made by site-builder (remove it or pick another --output)")
+        raise SiteError(
+            f"refusing to build into {output}: it exists and was not made by site-builder (remove it or pick another --output)"
+        )
 
 
 class OutputWriter:
@@ -143,8 +152,9 @@ class OutputWriter:
     and files no longer produced are removed; otherwise the staged tree replaces the output in one rename.
     """
 
-    def __init__(self, output: Path, previous: dict[str, str], build_id: str, previous_id: str,
-                 trust_output: bool = False):
+    def __init__(
+        self, output: Path, previous: dict[str, str], build_id: str, previous_id: str, trust_output: bool = False
+    ):
         """`trust_output`: the output directory is private to this process (the dev server's), so a file the
         previous build wrote is known to be there without looking."""
         self.output = output.resolve()
@@ -159,8 +169,8 @@ class OutputWriter:
             self.build_id = previous_id
         self.keys: dict[str, str] = {}
         self.staged: list[str] = []
-        self.changed: list[str] = []   # files written or removed by `commit`
-        self.early: list[str] = []     # files moved in by `commit_early`
+        self.changed: list[str] = []  # files written or removed by `commit`
+        self.early: list[str] = []  # files moved in by `commit_early`
         self.trust_output = trust_output
         self._dirs: set[str] = set()
         self._made: set[str] = set()
@@ -210,7 +220,9 @@ class OutputWriter:
         if previous is None:  # a path the previous build wrote was checked then
             _check_rel(rel)
         if rel in self.keys:
-            raise SiteError(f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)")
+            raise SiteError(
+                f"two outputs would be written to {rel} (check permalinks against feed, sitemap and theme files)"
+            )
         self.keys[rel] = key
         return previous
 
@@ -337,12 +349,13 @@ def _unlink_and_prune(root: Path, rel: str) -> None:
 def _write_file(path: str, data: bytes) -> None:
     """A new file with `data`: open, write, close (a buffered file object adds three system calls, which on this
     kind of disk made writing a 4,000-post site's pages 1.5x slower)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0),
-                 0o666)  # less the umask, as open() does
+    fd = os.open(
+        path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0), 0o666
+    )  # less the umask, as open() does
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
@@ -395,7 +408,9 @@ def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> 
             current = todo.pop()
             if current not in seen:
                 seen.add(current)
-                todo += [r for r in files[current][1] if r is not None] + (list(files) if None in files[current][1] else [])
+                todo += [r for r in files[current][1] if r is not None] + (
+                    list(files) if None in files[current][1] else []
+                )
         digests[name] = content_key(*sorted(files[n][0] for n in seen))
     return digests
 
@@ -403,8 +418,13 @@ def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> 
 PAGES_PER_WORKER = 150  # fewer pages than this per core: one process renders them
 
 
-def write_pages(writer: OutputWriter, env: jinja2.Environment, theme: Theme, pages: list[Page],
-                files: Sequence[tuple[str, Callable[[], tuple]]] = ()) -> tuple[int, list]:
+def write_pages(
+    writer: OutputWriter,
+    env: jinja2.Environment,
+    theme: Theme,
+    pages: list[Page],
+    files: Sequence[tuple[str, Callable[[], tuple]]] = (),
+) -> tuple[int, list]:
     """Render and stage the pages whose key (with their templates' digest) changed since the last build.
 
     `files` are other outputs (path, produce), staged by workers of their own while the pages are rendered:

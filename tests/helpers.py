@@ -30,8 +30,9 @@ def make_site(root: Path, config: str = "title: Test Site\nurl: https://example.
 
 
 def run_cli(*args: str, cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "site_builder", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "site_builder", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"site-builder {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -65,16 +66,28 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 def chromium(*flags: str):
     """A real headless Chromium driven through Debian's chromedriver (installed by `make test`), 1280x900."""
-    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), \
+    assert os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER), (
         "Chromium and chromedriver are needed (make test installs Debian's chromium and chromium-driver)"
+    )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-                 f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-test-')}", "--window-size=1280,900", *flags):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-test-')}",
+        "--window-size=1280,900",
+        *flags,
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(20)

@@ -8,12 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 GOOD = "title: Good post\ndate: 2024-01-02\ntags: [a]"
-
-
 
 
 @pytest.fixture()
@@ -36,37 +33,55 @@ def assert_nothing_written(root: Path) -> None:
 
 POST_CASES = {
     # id: (file text, stderr pattern)
-    "yaml-mapping-error": ("---\ntitle: x\ndate: 2024-01-01\nsummary: a: b\n---\n\nbody\n",
-                           r"^error: content/posts/bad\.md:4: invalid YAML front matter: .+"),
-    "yaml-unclosed-list": ("---\ntitle: x\ndate: 2024-01-01\ntags: [a, b\n---\n\nbody\n",
-                           r"^error: content/posts/bad\.md:4: invalid YAML front matter: .+"),
-    "yaml-tab-indent": ("---\ntitle: x\ndate: 2024-01-01\nextra:\n\t- a\n---\n\nbody\n",
-                        r"^error: content/posts/bad\.md:5: invalid YAML front matter: .+"),
-    "front-matter-not-closed": ("---\ntitle: x\ndate: 2024-01-01\n\nbody\n",
-                                r"^error: content/posts/bad\.md:1: .*not closed"),
-    "no-front-matter": ("# A title\n\nJust Markdown.\n",
-                        r"^error: content/posts/bad\.md:1: missing front matter"),
+    "yaml-mapping-error": (
+        "---\ntitle: x\ndate: 2024-01-01\nsummary: a: b\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:4: invalid YAML front matter: .+",
+    ),
+    "yaml-unclosed-list": (
+        "---\ntitle: x\ndate: 2024-01-01\ntags: [a, b\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:4: invalid YAML front matter: .+",
+    ),
+    "yaml-tab-indent": (
+        "---\ntitle: x\ndate: 2024-01-01\nextra:\n\t- a\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:5: invalid YAML front matter: .+",
+    ),
+    "front-matter-not-closed": (
+        "---\ntitle: x\ndate: 2024-01-01\n\nbody\n",
+        r"^error: content/posts/bad\.md:1: .*not closed",
+    ),
+    "no-front-matter": ("# A title\n\nJust Markdown.\n", r"^error: content/posts/bad\.md:1: missing front matter"),
     "empty-file": ("", r"^error: content/posts/bad\.md:1: missing front matter"),
-    "front-matter-not-a-mapping": ("---\n- a\n- b\n---\n\nbody\n",
-                                   r"^error: content/posts/bad\.md:2: front matter must be a mapping"),
-    "missing-title": ("---\ndate: 2024-01-01\n---\n\nbody\n",
-                      r"^error: content/posts/bad\.md:1: .*'title'"),
-    "empty-title": ("---\ndate: 2024-01-01\ntitle:\n---\n\nbody\n",
-                    r"^error: content/posts/bad\.md:3: .*'title'"),
-    "missing-date": ("---\ntitle: x\ntags: [a]\n---\n\nbody\n",
-                     r"^error: content/posts/bad\.md:1: .*'date'"),
-    "unparseable-date": ("---\ntitle: x\ndate: last tuesday\n---\n\nbody\n",
-                         r"^error: content/posts/bad\.md:3: 'date' is not a date: 'last tuesday'"),
-    "impossible-date": ("---\ntitle: x\ntags: []\ndate: 2024-13-45\n---\n\nbody\n",
-                        r"^error: content/posts/bad\.md:4: .*2024-13-45.*not a valid date"),
-    "impossible-day": ("---\ntitle: x\ndate: 2024-02-30\n---\n\nbody\n",
-                       r"^error: content/posts/bad\.md:3: .*2024-02-30"),
-    "bad-updated": ("---\ntitle: x\ndate: 2024-01-01\nupdated: soon\n---\n\nbody\n",
-                    r"^error: content/posts/bad\.md:4: 'updated' is not a date"),
-    "tags-mapping": ("---\ntitle: x\ndate: 2024-01-01\ntags: {a: 1}\n---\n\nbody\n",
-                     r"^error: content/posts/bad\.md:4: 'tags' must be a list"),
-    "tags-number": ("---\ntitle: x\ndate: 2024-01-01\ntags: 5\n---\n\nbody\n",
-                    r"^error: content/posts/bad\.md:4: 'tags' must be a list"),
+    "front-matter-not-a-mapping": (
+        "---\n- a\n- b\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:2: front matter must be a mapping",
+    ),
+    "missing-title": ("---\ndate: 2024-01-01\n---\n\nbody\n", r"^error: content/posts/bad\.md:1: .*'title'"),
+    "empty-title": ("---\ndate: 2024-01-01\ntitle:\n---\n\nbody\n", r"^error: content/posts/bad\.md:3: .*'title'"),
+    "missing-date": ("---\ntitle: x\ntags: [a]\n---\n\nbody\n", r"^error: content/posts/bad\.md:1: .*'date'"),
+    "unparseable-date": (
+        "---\ntitle: x\ndate: last tuesday\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:3: 'date' is not a date: 'last tuesday'",
+    ),
+    "impossible-date": (
+        "---\ntitle: x\ntags: []\ndate: 2024-13-45\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:4: .*2024-13-45.*not a valid date",
+    ),
+    "impossible-day": (
+        "---\ntitle: x\ndate: 2024-02-30\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:3: .*2024-02-30",
+    ),
+    "bad-updated": (
+        "---\ntitle: x\ndate: 2024-01-01\nupdated: soon\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:4: 'updated' is not a date",
+    ),
+    "tags-mapping": (
+        "---\ntitle: x\ndate: 2024-01-01\ntags: {a: 1}\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:4: 'tags' must be a list",
+    ),
+    "tags-number": (
+        "---\ntitle: x\ndate: 2024-01-01\ntags: 5\n---\n\nbody\n",
+        r"^error: content/posts/bad\.md:4: 'tags' must be a list",
+    ),
 }
 
 
@@ -78,7 +93,7 @@ def test_bad_post_gives_one_line_with_file_and_line(site, text, pattern):
 
 
 def test_post_that_is_not_utf8_names_the_line_of_the_bad_byte(site):
-    data = "---\ntitle: x\ndate: 2024-01-01\n---\n\nfine line\ncaf".encode() + b"\xe9 au lait\n"
+    data = b"---\ntitle: x\ndate: 2024-01-01\n---\n\nfine line\ncaf" + b"\xe9 au lait\n"
     (site / "content" / "posts" / "bad.md").write_bytes(data)
     assert_one_line_error(build(site), r"^error: content/posts/bad\.md:7: not UTF-8 .*0xe9")
     assert_nothing_written(site)
@@ -145,9 +160,18 @@ CONFIG_CASES = {
     "missing-theme": ("title: T\ntheme: nope\n", r"^error: site\.yml(:2)?: theme 'nope' not found"),
     "theme-path": ("title: T\ntheme: ../elsewhere\n", r"^error: site\.yml:2: theme must be"),
     "posts-per-page-zero": ("title: T\nposts_per_page: 0\n", r"^error: site\.yml:2: posts_per_page must be at least 1"),
-    "posts-per-page-word": ("title: T\nposts_per_page: lots\n", r"^error: site\.yml:2: setting 'posts_per_page' must be int"),
-    "posts-per-page-list": ("title: T\nposts_per_page: [1]\n", r"^error: site\.yml:2: setting 'posts_per_page' must be int"),
-    "feed-limit-negative": ("title: T\nurl: https://x.org\nfeed_limit: -1\n", r"^error: site\.yml:3: feed_limit must be 0"),
+    "posts-per-page-word": (
+        "title: T\nposts_per_page: lots\n",
+        r"^error: site\.yml:2: setting 'posts_per_page' must be int",
+    ),
+    "posts-per-page-list": (
+        "title: T\nposts_per_page: [1]\n",
+        r"^error: site\.yml:2: setting 'posts_per_page' must be int",
+    ),
+    "feed-limit-negative": (
+        "title: T\nurl: https://x.org\nfeed_limit: -1\n",
+        r"^error: site\.yml:3: feed_limit must be 0",
+    ),
 }
 
 
@@ -164,6 +188,7 @@ def test_site_yml_that_is_not_utf8(site):
 
 
 # --- themes --------------------------------------------------------------------------------------
+
 
 def _theme(site: Path, name: str, files: dict[str, str]) -> None:
     (site / "site.yml").write_text(f"title: T\ntheme: {name}\n", encoding="utf-8")
@@ -186,6 +211,7 @@ def test_template_syntax_error_in_an_extended_template(site):
 
 
 # --- where to build from -------------------------------------------------------------------------
+
 
 def test_missing_source_directory_is_refused_and_not_created(tmp_path):
     proc = run_cli("build", "--source", str(tmp_path / "typo"))

@@ -7,22 +7,26 @@ from pathlib import Path
 
 import feedparser
 import pytest
-
 from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 POSTS = 400  # with two posts a page: over 600 pages, so pages are rendered by several processes
 
 
 def _post(root: Path, i: int) -> Path:
-    return write_post(root, f"p{i:03d}.md",
-                      f"title: Post number {i}\ndate: 2024-01-01T00:{i // 60:02d}:{i % 60:02d}Z\ntags: [t{i % 7}]",
-                      f"Text of post {i}, with $x_{{{i}}}^2$.\n\n```python\nprint({i} * 2)\n```\n")
+    return write_post(
+        root,
+        f"p{i:03d}.md",
+        f"title: Post number {i}\ndate: 2024-01-01T00:{i // 60:02d}:{i % 60:02d}Z\ntags: [t{i % 7}]",
+        f"Text of post {i}, with $x_{{{i}}}^2$.\n\n```python\nprint({i} * 2)\n```\n",
+    )
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory) -> Path:
-    root = make_site(tmp_path_factory.mktemp("big") / "site",
-                     "title: Big\nurl: https://big.example\nposts_per_page: 2\nfeed_limit: 0\n")
+    root = make_site(
+        tmp_path_factory.mktemp("big") / "site",
+        "title: Big\nurl: https://big.example\nposts_per_page: 2\nfeed_limit: 0\n",
+    )
     for i in range(POSTS):
         _post(root, i)
     run_cli("build", "--source", str(root), check=True)
@@ -33,7 +37,7 @@ def test_every_post_page_and_list_is_written(big):
     out = big / "output"
     for i in range(POSTS):
         html = (out / "blog" / "2024" / f"p{i:03d}" / "index.html").read_text()
-        assert f"Post number {i}</h1>" in html and f"<span class=\"mi\">{i}</span>" in html
+        assert f"Post number {i}</h1>" in html and f'<span class="mi">{i}</span>' in html
     assert "Post number 399" in (out / "index.html").read_text()  # newest first
     assert "Post number 0<" in (out / "page" / "200" / "index.html").read_text()
     for t in range(7):
@@ -54,14 +58,17 @@ def test_rebuilds_after_a_parallel_build(big):
     out = run_cli("build", "--source", str(big), check=True).stdout
     assert "0 posts rendered" in out and "0 pages written" in out
     post = big / "content" / "posts" / "p123.md"
-    post.write_text(post.read_text().replace("Post number 123", "Post number 123, edited")
-                    .replace("Text of post 123", "New text of post 123"))
+    post.write_text(
+        post.read_text()
+        .replace("Post number 123", "Post number 123, edited")
+        .replace("Text of post 123", "New text of post 123")
+    )
     out = run_cli("build", "--source", str(big), check=True).stdout
     assert "1 posts rendered" in out
     feed = feedparser.parse((big / "output" / "feed.xml").read_bytes())
     assert len(feed.entries) == POSTS
     assert [e.title for e in feed.entries if "123" in e.title] == ["Post number 123, edited"]
-    assert "New text of post 123" in [e for e in feed.entries if "123" in e.title][0].content[0].value
+    assert "New text of post 123" in next(e for e in feed.entries if "123" in e.title).content[0].value
     assert "New text of post 123" in (big / "output" / "blog" / "2024" / "p123" / "index.html").read_text()
 
 
@@ -69,6 +76,7 @@ def test_rebuilds_after_a_parallel_build(big):
 def test_a_bad_post_among_many_is_one_line_error_and_output_kept(big, tmp_path, bad):
     """Whichever process reads the bad post (this one or a worker), the user sees one line naming it."""
     import shutil
+
     root = tmp_path / "site"
     shutil.copytree(big, root)
     before = (root / "output" / "index.html").read_text()

@@ -7,18 +7,27 @@ from pathlib import Path
 
 import feedparser
 import pytest
-
 from helpers import make_site, run_cli, write_post
 
 
 @pytest.fixture()
 def site(tmp_path: Path) -> Path:
-    root = make_site(tmp_path / "site", "title: Test Site\nsubtitle: Notes\nurl: https://example.org\nposts_per_page: 2\n")
-    write_post(root, "first.md", "title: First post\ndate: 2024-03-01\ntags: [python, math]\nsummary: The first one.",
-               "## Setup\n\nInline $a^2 + b^2 = c^2$ and display:\n\n$$\n\\frac{1}{2}\n$$\n\n"
-               "```python\ndef f(x):\n    return x[0] < 1\n```\n\nA note[^1].\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
-               "[^1]: The footnote text.\n")
-    write_post(root, "second.md", "title: Second post\ndate: 2025-05-02T10:00:00+02:00\ntags: [python]\npermalink: /custom/path/")
+    root = make_site(
+        tmp_path / "site", "title: Test Site\nsubtitle: Notes\nurl: https://example.org\nposts_per_page: 2\n"
+    )
+    write_post(
+        root,
+        "first.md",
+        "title: First post\ndate: 2024-03-01\ntags: [python, math]\nsummary: The first one.",
+        "## Setup\n\nInline $a^2 + b^2 = c^2$ and display:\n\n$$\n\\frac{1}{2}\n$$\n\n"
+        "```python\ndef f(x):\n    return x[0] < 1\n```\n\nA note[^1].\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        "[^1]: The footnote text.\n",
+    )
+    write_post(
+        root,
+        "second.md",
+        "title: Second post\ndate: 2025-05-02T10:00:00+02:00\ntags: [python]\npermalink: /custom/path/",
+    )
     write_post(root, "third.md", "title: 第三篇\ndate: 2025-06-03\nlang: zh\ntags: [随笔]", "你好，世界。\n")
     run_cli("build", "--source", str(root), check=True)
     return root
@@ -32,14 +41,14 @@ def page(site: Path, url: str) -> str:
 
 
 def test_posts_are_written_at_their_permalinks(site):
-    assert "<h1 class=\"post-title\">First post</h1>" in page(site, "/blog/2024/first/")
+    assert '<h1 class="post-title">First post</h1>' in page(site, "/blog/2024/first/")
     assert "Second post" in page(site, "/custom/path/")
     assert "你好，世界。" in page(site, "/blog/2025/third/"), "the slug comes from the file name"
 
 
 def test_post_body_is_inside_article_with_math_code_footnotes_tables(site):
     html = page(site, "/blog/2024/first/")
-    article = html[html.index("<article"): html.index("</article>")]
+    article = html[html.index("<article") : html.index("</article>")]
     assert article.count("<math") == 2 and 'display="block"' in article
     assert '<annotation encoding="application/x-tex">a^2 + b^2 = c^2</annotation>' in article
     assert '<code class="language-python"><span class="k">def</span>' in article
@@ -109,7 +118,9 @@ def test_chinese_page_is_marked_chinese(site):
 def test_site_theme_overrides_default_templates(site):
     override = site / "themes" / "mine" / "templates"
     override.mkdir(parents=True)
-    (override / "post.html").write_text("{% extends 'base.html' %}{% block main %}CUSTOM {{ post.title }}{% endblock %}")
+    (override / "post.html").write_text(
+        "{% extends 'base.html' %}{% block main %}CUSTOM {{ post.title }}{% endblock %}"
+    )
     (site / "site.yml").write_text((site / "site.yml").read_text() + "theme: mine\n")
     run_cli("build", "--source", str(site), check=True)
     assert "CUSTOM First post" in page(site, "/blog/2024/first/")
@@ -127,6 +138,7 @@ def test_rebuild_with_nothing_changed_rewrites_nothing(site):
 def test_a_new_renderer_renders_unchanged_posts_again(site, monkeypatch):
     """After an upgrade that changes how posts render, old fragments in .cache/ must not be reused."""
     from site_builder import build
+
     fragment = build.build_site(site, Path("output")).fragments_rendered
     assert fragment == 0
     monkeypatch.setattr(build, "RENDER_VERSION", "a newer renderer")
@@ -134,9 +146,11 @@ def test_a_new_renderer_renders_unchanged_posts_again(site, monkeypatch):
 
 
 def test_equations_are_numbered_through_the_post_and_bad_tex_is_named(site):
-    body = ("By $\\eqref{last}$:\n\n$$\\begin{equation}a = b\\end{equation}$$\n\n"
-            "$$\\begin{align}c &= d \\nonumber \\\\ e &= f\\end{align}$$\n\n"
-            "$$\\begin{equation}g = h \\label{last}\\end{equation}$$\n")
+    body = (
+        "By $\\eqref{last}$:\n\n$$\\begin{equation}a = b\\end{equation}$$\n\n"
+        "$$\\begin{align}c &= d \\nonumber \\\\ e &= f\\end{align}$$\n\n"
+        "$$\\begin{equation}g = h \\label{last}\\end{equation}$$\n"
+    )
     write_post(site, "eq.md", "title: Equations\ndate: 2024-02-01", body)
     run_cli("build", "--source", str(site), check=True)
     article = page(site, "/blog/2024/eq/")
@@ -148,8 +162,9 @@ def test_equations_are_numbered_through_the_post_and_bad_tex_is_named(site):
 
 def test_editing_a_post_updates_its_page_and_lists(site):
     post = site / "content" / "posts" / "first.md"
-    post.write_text(post.read_text().replace("title: First post", "title: First post, edited")
-                    .replace("A note", "An edited note"))
+    post.write_text(
+        post.read_text().replace("title: First post", "title: First post, edited").replace("A note", "An edited note")
+    )
     out = run_cli("build", "--source", str(site), check=True).stdout
     assert "1 posts rendered" in out
     assert "An edited note" in page(site, "/blog/2024/first/")
@@ -177,8 +192,13 @@ def test_a_template_edit_rewrites_only_the_pages_using_it(tmp_path):
     changed = build_site(root, root / "output").changed_paths
     assert changed == ["blog/tag/index.html"]
     assert "data-edited" in (root / "output/blog/tag/index.html").read_text()
-    (templates / "post.html").write_text((templates / "post.html").read_text().replace("<article", "<article data-edited"))
-    assert sorted(build_site(root, root / "output").changed_paths) == ["blog/2024/b/index.html", "blog/2025/a/index.html"]
+    (templates / "post.html").write_text(
+        (templates / "post.html").read_text().replace("<article", "<article data-edited")
+    )
+    assert sorted(build_site(root, root / "output").changed_paths) == [
+        "blog/2024/b/index.html",
+        "blog/2025/a/index.html",
+    ]
     (templates / "base.html").write_text((templates / "base.html").read_text().replace("<main", "<main data-edited"))
     every_page = build_site(root, root / "output").changed_paths
     assert "index.html" in every_page and "blog/tag/index.html" in every_page and "404.html" in every_page

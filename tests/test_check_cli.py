@@ -39,7 +39,10 @@ def snapshot(root):
 def test_check_summary_and_exit_code(tmp_path):
     site = make_site(tmp_path / "site")
     exec_post(site, "good.md", GOOD)
-    exec_post(site, "other.md", """
+    exec_post(
+        site,
+        "other.md",
+        """
         ```python
         x = 1
         ```
@@ -48,12 +51,14 @@ def test_check_summary_and_exit_code(tmp_path):
         >>> x + 1
         2
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 0, out(proc)
     assert summary(proc) == "3 passed, 0 failed"
     assert post_line(proc, "content/posts/good.md").startswith(
-        "content/posts/good.md: ran (new): 1 passed, 0 failed, 1 skipped in "), out(proc)
+        "content/posts/good.md: ran (new): 1 passed, 0 failed, 1 skipped in "
+    ), out(proc)
 
     bad = exec_post(site, "bad.md", BAD)
     proc = check(site)
@@ -79,8 +84,11 @@ def test_check_with_nothing_to_run(tmp_path):
 
 def test_check_rejects_bad_exec_settings(tmp_path):
     site = make_site(tmp_path / "site")
-    for setting, words in (("exec: {timeout: soon}", "timeout"), ("exec: {memory: lots}", "memory"),
-                           ("exec: {colour: red}", "colour")):
+    for setting, words in (
+        ("exec: {timeout: soon}", "timeout"),
+        ("exec: {memory: lots}", "memory"),
+        ("exec: {colour: red}", "colour"),
+    ):
         exec_post(site, "x.md", "```python\nprint(1)\n```\n", extra=setting)
         proc = check(site)
         assert proc.returncode == 1, out(proc)
@@ -133,7 +141,10 @@ def test_build_fails_on_failing_code_and_keeps_the_output(tmp_path):
 
 def test_build_keep_going_shows_post_level_failures(tmp_path):
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "crash.md", """
+    post = exec_post(
+        site,
+        "crash.md",
+        """
         ```python
         print("first")
         ```
@@ -142,7 +153,8 @@ def test_build_keep_going_shows_post_level_failures(tmp_path):
         import os
         os._exit(5)
         ```
-    """)
+    """,
+    )
     proc = run_cli("build", "--source", str(site), "--keep-going")
     assert proc.returncode == 0, out(proc)
     body = page(site, "crash")
@@ -160,7 +172,10 @@ def test_an_upgraded_package_runs_the_posts_importing_it_again(tmp_path, monkeyp
     (lib / "shapes" / "__init__.py").write_text("def area(w, h):\n    return w * h\n")
     monkeypatch.setenv("PYTHONPATH", str(lib))
     site = make_site(tmp_path / "site")
-    exec_post(site, "uses.md", """
+    exec_post(
+        site,
+        "uses.md",
+        """
         ```python
         from shapes import area
         print(area(2, 3))
@@ -169,13 +184,18 @@ def test_an_upgraded_package_runs_the_posts_importing_it_again(tmp_path, monkeyp
         ```output
         6
         ```
-    """)
-    exec_post(site, "plain.md", """
+    """,
+    )
+    exec_post(
+        site,
+        "plain.md",
+        """
         ```python
         import math
         print(math.floor(2.5))
         ```
-    """)
+    """,
+    )
     assert summary(check(site)) == "2 passed, 0 failed"
     assert post_line(check(site), "content/posts/uses.md").startswith("content/posts/uses.md: cached")
 

@@ -7,12 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from helpers import assert_one_line_error, make_site, run_cli
 
 from site_builder import __version__
-
-
 
 
 def front_matter(path: Path) -> dict:
@@ -29,6 +26,7 @@ def site(tmp_path: Path) -> Path:
 
 
 # --- help and version ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("command", [[], ["build"], ["import"], ["new"]], ids=["top", "build", "import", "new"])
 def test_help_works_for_every_command(command):
@@ -63,6 +61,7 @@ def test_no_command_is_a_usage_error_without_traceback():
 
 
 # --- new -----------------------------------------------------------------------------------------
+
 
 def test_new_creates_a_post_that_builds(site):
     proc = run_cli("new", "Hello World", cwd=site)
@@ -153,6 +152,7 @@ def test_new_reports_a_broken_site_yml(site):
 
 
 # --- build ---------------------------------------------------------------------------------------
+
 
 def test_build_defaults_to_output_in_the_source(site, tmp_path):
     run_cli("new", "One", cwd=site, check=True)

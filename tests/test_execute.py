@@ -63,7 +63,10 @@ def page(root: Path, slug: str) -> str:
 
 def test_blocks_share_one_session_in_order(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", """
+    exec_post(
+        site,
+        "x.md",
+        """
         Prose.
 
         ```python
@@ -85,7 +88,8 @@ def test_blocks_share_one_session_in_order(tmp_path):
         ```python3
         assert f() == 84
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 0, out(proc)
     assert "content/posts/x.md: ran (new): 4 passed, 0 failed, 0 skipped" in proc.stdout, out(proc)
@@ -94,7 +98,10 @@ def test_blocks_share_one_session_in_order(tmp_path):
 
 def test_skip_is_not_run(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", """
+    exec_post(
+        site,
+        "x.md",
+        """
         ```python {skip}
         raise RuntimeError("must not run")
         ```
@@ -102,7 +109,8 @@ def test_skip_is_not_run(tmp_path):
         ```python
         print("after")
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 0, out(proc)
     assert "1 passed, 0 failed, 1 skipped" in post_line(proc, "content/posts/x.md")
@@ -111,7 +119,10 @@ def test_skip_is_not_run(tmp_path):
 
 def test_hide_runs_but_is_not_in_the_page(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "good.md", """
+    exec_post(
+        site,
+        "good.md",
+        """
         ```python {hide}
         hidden_setup_value = 7
         def answer():
@@ -121,7 +132,8 @@ def test_hide_runs_but_is_not_in_the_page(tmp_path):
         ```python
         print(answer())
         ```
-    """)
+    """,
+    )
     proc = run_cli("build", "--source", str(site))
     assert proc.returncode == 0, out(proc)
     body = page(site, "good")
@@ -130,13 +142,17 @@ def test_hide_runs_but_is_not_in_the_page(tmp_path):
     assert re.search(r'<div class="output"><pre><code>42\s*</code>', body), body
 
     # a hidden block still runs: its failing assert fails the post
-    bad = exec_post(site, "bad.md", """
+    bad = exec_post(
+        site,
+        "bad.md",
+        """
         Text.
 
         ```python {hide}
         assert 1 + 1 == 3, "hidden check"
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 1, out(proc)
     line = line_of(bad, "assert 1 + 1 == 3")
@@ -145,36 +161,54 @@ def test_hide_runs_but_is_not_in_the_page(tmp_path):
 
 def test_raises(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "ok.md", """
+    exec_post(
+        site,
+        "ok.md",
+        """
         ```python {raises=IndexError}
         [][1]
         ```
-    """)
-    norais = exec_post(site, "noraise.md", """
+    """,
+    )
+    norais = exec_post(
+        site,
+        "noraise.md",
+        """
         ```python {raises=IndexError}
         y = [1][0]
         ```
-    """)
-    other = exec_post(site, "other.md", """
+    """,
+    )
+    other = exec_post(
+        site,
+        "other.md",
+        """
         ```python {raises=IndexError}
         {}["key"]
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 1, out(proc)
     assert "1 passed, 0 failed" in post_line(proc, "content/posts/ok.md")
-    assert f"content/posts/noraise.md:{line_of(norais, 'y = [1][0]')}: DidNotRaise: expected IndexError" in proc.stdout, out(proc)
+    assert (
+        f"content/posts/noraise.md:{line_of(norais, 'y = [1][0]')}: DidNotRaise: expected IndexError" in proc.stdout
+    ), out(proc)
     assert f"content/posts/other.md:{line_of(other, 'key')}: KeyError: 'key'" in proc.stdout, out(proc)
     assert summary(proc) == "1 passed, 2 failed"
 
 
 def test_raises_is_shown_in_the_page(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", """
+    exec_post(
+        site,
+        "x.md",
+        """
         ```python {raises=ZeroDivisionError}
         1 / 0
         ```
-    """)
+    """,
+    )
     proc = run_cli("build", "--source", str(site))
     assert proc.returncode == 0, out(proc)
     assert "ZeroDivisionError: division by zero" in page(site, "x")
@@ -182,7 +216,10 @@ def test_raises_is_shown_in_the_page(tmp_path):
 
 def test_output_block_matches_stdout(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", """
+    exec_post(
+        site,
+        "x.md",
+        """
         ```python
         print("a   ")
         print("b")
@@ -194,7 +231,8 @@ def test_output_block_matches_stdout(tmp_path):
         a
         b
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 0, out(proc)
     assert summary(proc) == "1 passed, 0 failed"
@@ -202,7 +240,10 @@ def test_output_block_matches_stdout(tmp_path):
 
 def test_output_mismatch_shows_a_diff_at_the_output_block(tmp_path):
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "x.md", """
+    post = exec_post(
+        site,
+        "x.md",
+        """
         Prose.
 
         ```python
@@ -215,7 +256,8 @@ def test_output_mismatch_shows_a_diff_at_the_output_block(tmp_path):
         10
         25
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 1, out(proc)
     line = line_of(post, "```output") + 1  # the output block's first line, as code blocks' lines are
@@ -227,7 +269,10 @@ def test_output_mismatch_shows_a_diff_at_the_output_block(tmp_path):
 
 def test_stdout_figures_and_doctests_in_the_page(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", """
+    exec_post(
+        site,
+        "x.md",
+        """
         ```python
         print("printed <at> build time")
         ```
@@ -241,7 +286,8 @@ def test_stdout_figures_and_doctests_in_the_page(tmp_path):
         >>> 6 * 7
         42
         ```
-    """)
+    """,
+    )
     proc = run_cli("build", "--source", str(site))
     assert proc.returncode == 0, out(proc)
     body = page(site, "x")
@@ -259,7 +305,10 @@ def test_stdout_figures_and_doctests_in_the_page(tmp_path):
 
 def test_doctests(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "good.md", """
+    exec_post(
+        site,
+        "good.md",
+        """
         ```pycon
         >>> 1 + 1
         2
@@ -276,8 +325,12 @@ def test_doctests(tmp_path):
         >>> x.upper()
         'SHARED'
         ```
-    """)
-    bad = exec_post(site, "bad.md", """
+    """,
+    )
+    bad = exec_post(
+        site,
+        "bad.md",
+        """
         Text.
 
         ```pycon
@@ -287,7 +340,8 @@ def test_doctests(tmp_path):
         >>> a * 3
         10
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 1, out(proc)
     assert "2 passed, 0 failed" in post_line(proc, "content/posts/good.md"), out(proc)
@@ -298,7 +352,10 @@ def test_doctests(tmp_path):
 
 def test_post_without_execute_runs_nothing(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "plain.md", """
+    exec_post(
+        site,
+        "plain.md",
+        """
         ```python
         raise SystemExit("this must never run")
         ```
@@ -306,7 +363,9 @@ def test_post_without_execute_runs_nothing(tmp_path):
         ```output
         nothing
         ```
-    """, execute=False)
+    """,
+        execute=False,
+    )
     proc = check(site)
     assert proc.returncode == 0, out(proc)
     assert summary(proc) == "0 passed, 0 failed"
@@ -369,11 +428,15 @@ def test_cache_reasons(tmp_path):
     assert post_line(proc, rel).startswith(f"{rel}: ran (forced"), out(proc)
 
     # a new post is "new", the old one stays cached
-    exec_post(site, "y.md", """
+    exec_post(
+        site,
+        "y.md",
+        """
         ```python
         print("y")
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert post_line(proc, "content/posts/y.md").startswith("content/posts/y.md: ran (new): 1 passed"), out(proc)
     assert post_line(proc, rel).startswith(f"{rel}: cached:"), out(proc)
@@ -383,7 +446,10 @@ def test_cache_reasons(tmp_path):
 def test_prose_that_moves_blocks_does_not_rerun(tmp_path):
     """A new paragraph above the code only moves it: cached, and failures name the new lines."""
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "x.md", """
+    post = exec_post(
+        site,
+        "x.md",
+        """
         Intro.
 
         ```python
@@ -399,7 +465,8 @@ def test_prose_that_moves_blocks_does_not_rerun(tmp_path):
         ```python
         helper()
         ```
-    """)
+    """,
+    )
     rel = "content/posts/x.md"
     proc = check(site)
     assert proc.returncode == 1, out(proc)
@@ -407,7 +474,7 @@ def test_prose_that_moves_blocks_does_not_rerun(tmp_path):
     proc = check(site)
     assert proc.returncode == 1, out(proc)
     assert post_line(proc, rel).startswith(f"{rel}: cached:"), out(proc)
-    call, raise_ = line_of(post, "helper()", 2), line_of(post, 'raise ValueError')
+    call, raise_ = line_of(post, "helper()", 2), line_of(post, "raise ValueError")
     assert f"{rel}:{raise_}: ValueError: from helper" in proc.stdout, out(proc)  # where it was raised
     assert f'File "{rel}", line {raise_}, in helper' in proc.stdout, out(proc)
     assert f'File "{rel}", line {call}, in <module>' in proc.stdout, out(proc)
@@ -426,31 +493,39 @@ def test_prose_that_moves_blocks_does_not_rerun(tmp_path):
 def test_posts_with_the_same_code_are_reported_under_their_own_paths(tmp_path):
     site = make_site(tmp_path / "site")
     for name in ("a.md", "b.md"):
-        post = exec_post(site, name, """
+        post = exec_post(
+            site,
+            name,
+            """
             ```python
             assert False, "same"
             ```
-        """)
+        """,
+        )
     line = line_of(post, "assert False")
-    for attempt in range(2):
+    for _attempt in range(2):
         proc = check(site)
         assert proc.returncode == 1, out(proc)
         for rel in ("content/posts/a.md", "content/posts/b.md"):
             post_line(proc, rel)
-            assert f'{rel}:{line}: AssertionError: same' in proc.stdout, out(proc)
+            assert f"{rel}:{line}: AssertionError: same" in proc.stdout, out(proc)
             assert f'File "{rel}", line {line}' in proc.stdout, out(proc)
         assert summary(proc) == "0 passed, 2 failed"
 
 
 def test_cached_failure_is_still_reported(tmp_path):
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "x.md", """
+    post = exec_post(
+        site,
+        "x.md",
+        """
         ```python
         assert False, "boom"
         ```
-    """)
+    """,
+    )
     line = line_of(post, "assert False")
-    for attempt in range(2):
+    for _attempt in range(2):
         proc = check(site)
         assert proc.returncode == 1, out(proc)
         assert f"content/posts/x.md:{line}: AssertionError: boom" in proc.stdout, out(proc)
@@ -462,7 +537,10 @@ def test_json_report(tmp_path):
     import json
 
     site = make_site(tmp_path / "site")
-    exec_post(site, "a.md", """
+    exec_post(
+        site,
+        "a.md",
+        """
         ```python
         print(1)
         ```
@@ -474,8 +552,12 @@ def test_json_report(tmp_path):
         ```python
         x = 2
         ```
-    """)
-    bad = exec_post(site, "b.md", """
+    """,
+    )
+    bad = exec_post(
+        site,
+        "b.md",
+        """
         ```python
         x = 1
         ```
@@ -487,16 +569,31 @@ def test_json_report(tmp_path):
         ```python
         print("never")
         ```
-    """)
+    """,
+    )
     report_path = tmp_path / "report.json"
     proc = check(site, "--json", str(report_path))
     assert proc.returncode == 1, out(proc)
     report = {entry["path"]: entry for entry in json.loads(report_path.read_text())}
     assert set(report) == {"content/posts/a.md", "content/posts/b.md"}
     a, b = report["content/posts/a.md"], report["content/posts/b.md"]
-    assert (a["status"], a["blocks"], a["passed"], a["failed"], a["skipped"], a["cached"]) == ("passed", 3, 2, 0, 1, False)
+    assert (a["status"], a["blocks"], a["passed"], a["failed"], a["skipped"], a["cached"]) == (
+        "passed",
+        3,
+        2,
+        0,
+        1,
+        False,
+    )
     assert a["failures"] == []
-    assert (b["status"], b["blocks"], b["passed"], b["failed"], b["skipped"], b["cached"]) == ("failed", 3, 1, 1, 0, False)
+    assert (b["status"], b["blocks"], b["passed"], b["failed"], b["skipped"], b["cached"]) == (
+        "failed",
+        3,
+        1,
+        1,
+        0,
+        False,
+    )
     assert len(b["failures"]) == 1
     failure = b["failures"][0]
     assert failure["line"] == line_of(bad, "raise ValueError")
@@ -517,12 +614,16 @@ def test_json_report(tmp_path):
 def test_posts_run_in_parallel(tmp_path):
     site = make_site(tmp_path / "site")
     for name in ("a.md", "b.md"):
-        exec_post(site, name, """
+        exec_post(
+            site,
+            name,
+            """
             ```python
             import time
             time.sleep(1.5)
             ```
-        """)
+        """,
+        )
     start = time.perf_counter()
     proc = check(site)
     took = time.perf_counter() - start

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import make_site
 from test_execute import check, exec_post, line_of, out, post_line, summary
 
@@ -35,7 +34,9 @@ def sleepers() -> list[int]:
 
 
 BAD_POSTS = {
-    "segfault.md": ("", """
+    "segfault.md": (
+        "",
+        """
         ```python
         print("before")
         ```
@@ -44,14 +45,20 @@ BAD_POSTS = {
         import ctypes
         ctypes.string_at(0)
         ```
-    """),
-    "exit.md": ("", """
+    """,
+    ),
+    "exit.md": (
+        "",
+        """
         ```python
         import sys
         sys.exit(3)
         ```
-    """),
-    "quit.md": ("", """
+    """,
+    ),
+    "quit.md": (
+        "",
+        """
         ```python
         import os
         os._exit(0)
@@ -60,8 +67,11 @@ BAD_POSTS = {
         ```python
         assert False, "never checked"
         ```
-    """),
-    "loop.md": ("exec: {timeout: 2}", """
+    """,
+    ),
+    "loop.md": (
+        "exec: {timeout: 2}",
+        """
         ```python
         x = 1
         ```
@@ -70,44 +80,66 @@ BAD_POSTS = {
         while True:
             x += 1
         ```
-    """),
-    "memory.md": ("exec: {memory: 512MiB}", """
+    """,
+    ),
+    "memory.md": (
+        "exec: {memory: 512MiB}",
+        """
         ```python
         x = bytearray(2 * 1024**3)
         ```
-    """),
-    "stdin.md": ("", """
+    """,
+    ),
+    "stdin.md": (
+        "",
+        """
         ```python
         name = input("your name? ")
         ```
-    """),
-    "background.md": ("", f"""
+    """,
+    ),
+    "background.md": (
+        "",
+        f"""
         ```python
         import subprocess
         subprocess.Popen(["sleep", "{SLEEP}"])
         ```
-    """),
-    "daemon.md": ("", f"""
+    """,
+    ),
+    "daemon.md": (
+        "",
+        f"""
         ```python
         import subprocess
         subprocess.Popen(["sleep", "{SLEEP}"], start_new_session=True)
         ```
-    """),
-    "loud.md": ("", """
+    """,
+    ),
+    "loud.md": (
+        "",
+        """
         ```python
         print("x" * (2 * 1024 * 1024))
         ```
-    """),
-    "requires.md": ("exec: {requires: [json, nonexistent_mod]}", """
+    """,
+    ),
+    "requires.md": (
+        "exec: {requires: [json, nonexistent_mod]}",
+        """
         ```python
         print("never")
         ```
-    """),
-    "nofile.md": ("exec: {files: [missing.csv]}", """
+    """,
+    ),
+    "nofile.md": (
+        "exec: {files: [missing.csv]}",
+        """
         ```python
         print("never")
         ```
-    """),
+    """,
+    ),
 }
 
 GOOD = """
@@ -140,7 +172,7 @@ def bad_site(tmp_path_factory):
 
 def failure(bad_site, name: str) -> str:
     """The report line of the post's (single) failure."""
-    site, proc, _, report, _ = bad_site
+    _site, proc, _, report, _ = bad_site
     entry = report[name]
     assert entry["status"] == "failed", entry
     assert len(entry["failures"]) == 1, entry
@@ -151,13 +183,15 @@ def failure(bad_site, name: str) -> str:
 
 
 def test_the_run_as_a_whole(bad_site):
-    site, proc, took, report, _ = bad_site
+    _site, proc, took, report, _ = bad_site
     assert proc.returncode == 1, out(proc)
     assert took < 20, took
     assert summary(proc).endswith(f"{len(BAD_POSTS)} failed"), out(proc)
     assert "Traceback (most recent call last)" not in proc.stderr, proc.stderr
     for name in ("good1.md", "good2.md"):
-        assert post_line(proc, f"content/posts/{name}").startswith(f"content/posts/{name}: ran (new): 1 passed, 0 failed")
+        assert post_line(proc, f"content/posts/{name}").startswith(
+            f"content/posts/{name}: ran (new): 1 passed, 0 failed"
+        )
         assert report[name]["status"] == "passed"
 
 
@@ -165,8 +199,10 @@ def test_segfault(bad_site):
     site = bad_site[0]
     post = site / "content/posts/segfault.md"
     line = failure(bad_site, "segfault.md")
-    assert line == f"content/posts/segfault.md:{line_of(post, 'import ctypes')}: Crash: " \
-                   "the Python process running the post crashed (segmentation fault)"
+    assert (
+        line == f"content/posts/segfault.md:{line_of(post, 'import ctypes')}: Crash: "
+        "the Python process running the post crashed (segmentation fault)"
+    )
     assert bad_site[3]["segfault.md"]["passed"] == 1  # the block before it
 
 
@@ -187,7 +223,7 @@ def test_early_exit_with_status_0(bad_site):
 
 
 def test_timeout_stops_the_post(bad_site):
-    site, proc, _, report, _ = bad_site
+    site, _proc, _, report, _ = bad_site
     post = site / "content/posts/loop.md"
     line = failure(bad_site, "loop.md")
     assert line.startswith(f"content/posts/loop.md:{line_of(post, 'while True')}: Timeout: ")
@@ -254,7 +290,10 @@ def test_each_run_has_its_own_fresh_directory(bad_site):
 
 def test_failure_report_shows_the_posts_lines(tmp_path):
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "x.md", """
+    post = exec_post(
+        site,
+        "x.md",
+        """
         Some text.
 
         ```python
@@ -275,12 +314,15 @@ def test_failure_report_shows_the_posts_lines(tmp_path):
         ```python
         print("not run: an earlier block failed")
         ```
-    """)
+    """,
+    )
     proc = check(site, "--json", str(tmp_path / "r.json"))
     assert proc.returncode == 1, out(proc)
     rel = "content/posts/x.md"
     inner, call = line_of(post, "return json.loads"), line_of(post, 'parse("{broken")')
-    assert f"{rel}:{inner}: JSONDecodeError: Expecting property name enclosed in double quotes" in proc.stdout, out(proc)
+    assert f"{rel}:{inner}: JSONDecodeError: Expecting property name enclosed in double quotes" in proc.stdout, out(
+        proc
+    )
     detail = proc.stdout.split(f"{rel}:{inner}: JSONDecodeError", 1)[1]
     assert f'File "{rel}", line {call}, in <module>' in detail
     assert 'result = parse("{broken")' in detail
@@ -294,7 +336,10 @@ def test_failure_report_shows_the_posts_lines(tmp_path):
 
 def test_later_block_timeout_names_that_block(tmp_path):
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "slow.md", """
+    post = exec_post(
+        site,
+        "slow.md",
+        """
         ```python
         import time
         ```
@@ -302,7 +347,9 @@ def test_later_block_timeout_names_that_block(tmp_path):
         ```python
         time.sleep(60)
         ```
-    """, extra="exec: {timeout: 1.5}")
+    """,
+        extra="exec: {timeout: 1.5}",
+    )
     start = time.perf_counter()
     proc = check(site)
     took = time.perf_counter() - start
@@ -318,7 +365,10 @@ def test_data_files_are_copied_into_the_run_directory(tmp_path):
     (posts / "data.csv").write_text("x,y\n1,2\n3,4\n", encoding="utf-8")
     (posts / "sub").mkdir()
     (posts / "sub" / "more.txt").write_text("more\n", encoding="utf-8")
-    exec_post(site, "with.md", """
+    exec_post(
+        site,
+        "with.md",
+        """
         ```python
         import csv
         rows = list(csv.DictReader(open("data.csv")))
@@ -328,12 +378,18 @@ def test_data_files_are_copied_into_the_run_directory(tmp_path):
         ```output
         6 more
         ```
-    """, extra="exec: {files: [data.csv, sub/more.txt]}")
-    without = exec_post(site, "without.md", """
+    """,
+        extra="exec: {files: [data.csv, sub/more.txt]}",
+    )
+    without = exec_post(
+        site,
+        "without.md",
+        """
         ```python
         open("data.csv")
         ```
-    """)
+    """,
+    )
     proc = check(site)
     assert proc.returncode == 1, out(proc)
     assert "content/posts/with.md: ran (new): 1 passed, 0 failed" in proc.stdout, out(proc)
@@ -342,14 +398,19 @@ def test_data_files_are_copied_into_the_run_directory(tmp_path):
 
 def test_no_process_survives_a_timeout(tmp_path):
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", f"""
+    exec_post(
+        site,
+        "x.md",
+        f"""
         ```python
         import subprocess, time
         subprocess.Popen(["sleep", "{SLEEP}"], start_new_session=True)
         subprocess.Popen(["sleep", "{SLEEP}"])
         time.sleep(60)
         ```
-    """, extra="exec: {timeout: 1}")
+    """,
+        extra="exec: {timeout: 1}",
+    )
     before = set(sleepers())
     try:
         proc = check(site)
@@ -366,16 +427,23 @@ def test_data_files_outside_the_post_directory_are_refused(tmp_path):
     site = make_site(tmp_path / "site")
     (site / "shared").mkdir()
     (site / "shared" / "d.csv").write_text("1,2\n", encoding="utf-8")
-    exec_post(site, "up.md", """
+    exec_post(
+        site,
+        "up.md",
+        """
         ```python
         print(open("../../shared/d.csv").read())
         ```
-    """, extra="exec: {files: [../../shared/d.csv]}")
+    """,
+        extra="exec: {files: [../../shared/d.csv]}",
+    )
     exec_post(site, "ok.md", "```python\nprint(1)\n```\n")
     run_dir_parent = Path(os.environ.get("TMPDIR", "/tmp"))
     proc = check(site)
     assert proc.returncode == 1, out(proc)
-    assert "content/posts/up.md:5: FileNotFoundError: exec: files lists ../../shared/d.csv, which is not next to the post" \
-        in proc.stdout, out(proc)
+    assert (
+        "content/posts/up.md:5: FileNotFoundError: exec: files lists ../../shared/d.csv, which is not next to the post"
+        in proc.stdout
+    ), out(proc)
     assert "content/posts/ok.md: ran (new): 1 passed" in proc.stdout
     assert not (run_dir_parent.parent / "shared" / "d.csv").exists()

@@ -74,6 +74,7 @@ def test_site_highlighting_uses_it_and_matches_pygments():
     assert expected.rstrip("\n") in html
     assert '<span class="k">def</span>' in html
     from site_builder.render import _lexer
+
     assert "get_tokens_unprocessed" in vars(_lexer("python"))
 
 

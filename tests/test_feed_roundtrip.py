@@ -7,8 +7,8 @@ from pathlib import Path
 
 import feedparser
 import pytest
-
 from helpers import REPO, SEED, run_cli
+
 from site_builder.load import split_front_matter
 
 POSTS = sorted((REPO / "content" / "posts").glob("*.md"))
@@ -29,9 +29,10 @@ def test_feed_keeps_the_seed_feeds_identity(built):
     assert ours.feed.title == seed.feed.title
     links = {link.rel: link.href for link in ours.feed.links}
     assert links == {"self": "https://julianygao.me/feed.xml", "alternate": "https://julianygao.me/"}
-    assert [(e.id, e.link, e.title, e.published) for e in ours.entries] == \
-           [(e.id, e.link, e.title, e.published) for e in seed.entries]
-    for mine, theirs in zip(ours.entries, seed.entries):
+    assert [(e.id, e.link, e.title, e.published) for e in ours.entries] == [
+        (e.id, e.link, e.title, e.published) for e in seed.entries
+    ]
+    for mine, theirs in zip(ours.entries, seed.entries, strict=False):
         assert [t.term for t in mine.tags] == [t.term for t in theirs.tags]
         assert mine.summary == theirs.summary
         assert mine.content[0].type == "text/html" and mine.content[0].base == theirs.content[0].base
@@ -42,7 +43,7 @@ def test_importing_the_built_feed_gives_back_the_same_posts(built, tmp_path):
     again = sorted(tmp_path.glob("*.md"))
     assert [p.name for p in again] == [p.name for p in POSTS]
     executable = 0
-    for original, reimported in zip(POSTS, again):
+    for original, reimported in zip(POSTS, again, strict=False):
         meta_a, body_a, _ = split_front_matter(original.read_text(encoding="utf-8"), original.name)
         meta_b, body_b, _ = split_front_matter(reimported.read_text(encoding="utf-8"), reimported.name)
         if meta_a.pop("execute", False):

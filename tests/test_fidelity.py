@@ -10,7 +10,6 @@ from pathlib import Path
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-
 from helpers import REPO, SEED, run_cli
 
 ENTRIES = feedparser.parse(str(SEED), sanitize_html=False, resolve_relative_uris=False).entries
@@ -151,7 +150,9 @@ def test_every_image_is_there_with_its_caption(built, entry):
     soup = feed_html(entry)
     body = page_article(page_for(built, entry))
     ours = [img["src"] for img in body.find_all("img")]
-    theirs = [img["src"] if "://" in img["src"] else "https://julianygao.me" + img["src"] for img in soup.find_all("img")]
+    theirs = [
+        img["src"] if "://" in img["src"] else "https://julianygao.me" + img["src"] for img in soup.find_all("img")
+    ]
     assert ours == theirs
     page_captions = normalise(" ".join(c.get_text(" ") for c in body.find_all("figcaption")))
     for caption in soup.select("figcaption, div.caption"):

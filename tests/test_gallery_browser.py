@@ -13,19 +13,24 @@ import threading
 import time
 
 import pytest
+from helpers import chromium, make_site, wait_for, write_post
 from PIL import Image
 
-from helpers import chromium, make_site, wait_for, write_post
-
 # p1-p3 in the masonry gallery, p4-p5 in the grid; p5 is portrait, so the grid must crop it to its cell
-PHOTOS = {"p1": ((1600, 1200), (200, 40, 40)), "p2": ((1600, 1200), (40, 160, 60)), "p3": ((1600, 1200), (40, 70, 200)),
-          "p4": ((1600, 1200), (230, 190, 30)), "p5": ((1200, 1600), (150, 60, 170))}
-BODY = ("Before the photos.\n\n"
-        "::: gallery\n![Caption one](p1.jpg)\n![Caption two](p2.jpg)\n![Caption three](p3.jpg)\n:::\n"
-        ": A gallery caption\n\n"
-        "Between the galleries.\n\n"
-        "::: gallery grid\n![Grid one](p4.jpg)\n![Grid two](p5.jpg)\n:::\n\n"
-        + "More text after the photos.\n\n" * 40)
+PHOTOS = {
+    "p1": ((1600, 1200), (200, 40, 40)),
+    "p2": ((1600, 1200), (40, 160, 60)),
+    "p3": ((1600, 1200), (40, 70, 200)),
+    "p4": ((1600, 1200), (230, 190, 30)),
+    "p5": ((1200, 1600), (150, 60, 170)),
+}
+BODY = (
+    "Before the photos.\n\n"
+    "::: gallery\n![Caption one](p1.jpg)\n![Caption two](p2.jpg)\n![Caption three](p3.jpg)\n:::\n"
+    ": A gallery caption\n\n"
+    "Between the galleries.\n\n"
+    "::: gallery grid\n![Grid one](p4.jpg)\n![Grid two](p5.jpg)\n:::\n\n" + "More text after the photos.\n\n" * 40
+)
 POST = "/blog/2025/photos/"
 ESCAPE, ARROW_LEFT, ARROW_RIGHT, SPACE = "\ue00c", "\ue012", "\ue014", " "
 
@@ -34,14 +39,17 @@ ESCAPE, ARROW_LEFT, ARROW_RIGHT, SPACE = "\ue00c", "\ue012", "\ue014", " "
 def site_url(tmp_path_factory):
     from site_builder.build import build_site
 
-    root = make_site(tmp_path_factory.mktemp("gallery") / "site",
-                     "title: Photos\nurl: https://example.org\nlanguages:\n  en: {}\n  zh: {}\n")
+    root = make_site(
+        tmp_path_factory.mktemp("gallery") / "site",
+        "title: Photos\nurl: https://example.org\nlanguages:\n  en: {}\n  zh: {}\n",
+    )
     posts = root / "content" / "posts"
     for name, (size, colour) in PHOTOS.items():
         Image.new("RGB", size, colour).save(posts / f"{name}.jpg", quality=92)
     write_post(root, "photos.md", "title: Photos\ndate: 2025-03-01", BODY)
     write_post(root, "photos.zh.md", "title: 照片\ndate: 2025-03-01", BODY)
     build_site(root, root / "output")
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -67,11 +75,19 @@ def browser():
 
 def viewport(driver, width: int, height: int, dark: bool = False, reduced_motion: bool = False) -> None:
     """Exactly this CSS viewport (and colour scheme / motion preference), whatever the window's frame."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
-    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
-        {"name": "prefers-color-scheme", "value": "dark" if dark else "light"},
-        {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else "no-preference"}]})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {
+            "features": [
+                {"name": "prefers-color-scheme", "value": "dark" if dark else "light"},
+                {"name": "prefers-reduced-motion", "value": "reduce" if reduced_motion else "no-preference"},
+            ]
+        },
+    )
 
 
 def load(driver, url: str, width: int = 1280, height: int = 900, **media) -> list:
@@ -102,11 +118,16 @@ def shown(driver) -> dict:
 
 def showing(driver, name: str, counter: str | None = None) -> dict:
     """Wait until the lightbox shows photo `name`, fully loaded, with its own colour (and the counter)."""
+
     def ok():
         s = shown(driver)
-        return (s.get("photo") == name and s.get("rgb") is not None
-                and max(abs(a - b) for a, b in zip(s["rgb"], PHOTOS[name][1])) < 24
-                and (counter is None or s["counter"] == counter)) and s
+        return (
+            s.get("photo") == name
+            and s.get("rgb") is not None
+            and max(abs(a - b) for a, b in zip(s["rgb"], PHOTOS[name][1], strict=False)) < 24
+            and (counter is None or s["counter"] == counter)
+        ) and s
+
     try:
         return wait_for(ok)
     except AssertionError:
@@ -136,13 +157,19 @@ def item_boxes(driver, selector: str) -> list[dict]:
 
 # ---- layouts ----
 
+
 def test_the_built_page_loads_the_gallery_css_and_script_and_has_the_photos(browser, site_url):
     links = load(browser, site_url + POST)
     assert len(links) == 5
-    assert browser.execute_script("return !!document.querySelector('link[href=\"/css/gallery.css\"]')"
-                                  " && !!document.querySelector('script[src=\"/js/gallery.js\"]')")
-    wait_for(lambda: browser.execute_script(
-        "return [...document.querySelectorAll('.gallery img')].every(i => i.complete && i.naturalWidth > 0)"))
+    assert browser.execute_script(
+        "return !!document.querySelector('link[href=\"/css/gallery.css\"]')"
+        " && !!document.querySelector('script[src=\"/js/gallery.js\"]')"
+    )
+    wait_for(
+        lambda: browser.execute_script(
+            "return [...document.querySelectorAll('.gallery img')].every(i => i.complete && i.naturalWidth > 0)"
+        )
+    )
 
 
 def test_masonry_has_two_columns_wide_and_one_on_a_phone_and_photos_keep_their_shape(browser, site_url):
@@ -152,7 +179,9 @@ def test_masonry_has_two_columns_wide_and_one_on_a_phone_and_photos_keep_their_s
         assert len({b["x"] for b in boxes}) == columns, (width, boxes)
         for img in item_boxes(browser, ".gallery-masonry .gallery-item img"):
             assert img["w"] > 0 and abs(img["h"] / img["w"] - 0.75) < 0.02, (width, img)  # 4:3, height: auto holds
-        radius = browser.execute_script("return getComputedStyle(document.querySelector('.gallery-item img')).borderTopLeftRadius")
+        radius = browser.execute_script(
+            "return getComputedStyle(document.querySelector('.gallery-item img')).borderTopLeftRadius"
+        )
         assert radius == "6px"
     # each column is filled top down, with no photo split between two columns
     load(browser, site_url + POST, 1280, 900)
@@ -166,14 +195,17 @@ def test_grid_cells_are_all_the_same_size_and_the_photos_are_cropped_to_them(bro
         imgs = item_boxes(browser, ".gallery.gallery-grid .gallery-item img")
         assert len(imgs) == 2 and imgs[0]["w"] == imgs[1]["w"] and imgs[0]["h"] == imgs[1]["h"], (width, imgs)
         assert imgs[0]["y"] == imgs[1]["y"] and imgs[0]["x"] < imgs[1]["x"]  # side by side, even on a phone
-        fit = browser.execute_script("return getComputedStyle(document.querySelector('.gallery.gallery-grid img')).objectFit")
+        fit = browser.execute_script(
+            "return getComputedStyle(document.querySelector('.gallery.gallery-grid img')).objectFit"
+        )
         assert fit == "cover"
         # the portrait photo (p5) is cropped, not squashed and not taller than its neighbour; captions are below
         caps = item_boxes(browser, ".gallery.gallery-grid .gallery-item figcaption")
-        assert all(c["y"] >= i["y"] + i["h"] for c, i in zip(caps, imgs))
+        assert all(c["y"] >= i["y"] + i["h"] for c, i in zip(caps, imgs, strict=False))
 
 
 # ---- the lightbox ----
+
 
 def test_clicking_a_photo_opens_it_and_the_arrow_keys_go_round_and_escape_gives_the_focus_back(browser, site_url):
     links = load(browser, site_url + POST)
@@ -200,7 +232,9 @@ def test_the_buttons_move_and_close_and_their_labels_are_english(browser, site_u
     links = load(browser, site_url + POST)
     click_link(browser, links[0])
     showing(browser, "p1", "1 / 3")
-    labels = {b.get_attribute("aria-label") for b in browser.find_elements("css selector", "dialog.lightbox[open] button")}
+    labels = {
+        b.get_attribute("aria-label") for b in browser.find_elements("css selector", "dialog.lightbox[open] button")
+    }
     assert labels == {"Close", "Previous", "Next"}
     browser.find_element("css selector", "dialog[open] button[aria-label='Next']").click()
     showing(browser, "p2", "2 / 3")
@@ -312,7 +346,9 @@ def test_a_chinese_page_labels_the_buttons_in_chinese(browser, site_url):
     assert browser.execute_script("return document.documentElement.lang") == "zh-Hans"
     click_link(browser, links[0])
     showing(browser, "p1", "1 / 3")
-    labels = {b.get_attribute("aria-label") for b in browser.find_elements("css selector", "dialog.lightbox[open] button")}
+    labels = {
+        b.get_attribute("aria-label") for b in browser.find_elements("css selector", "dialog.lightbox[open] button")
+    }
     assert labels == {"关闭", "上一张", "下一张"}
     close_lightbox(browser)
 
@@ -325,8 +361,11 @@ def test_the_open_lightbox_fits_the_screen_and_the_screenshots(browser, site_url
             name = suffix + ("-dark" if dark else "")
             links = load(browser, site_url + POST, width, height, dark=dark)
             browser.execute_script("document.querySelector('.gallery').scrollIntoView()")
-            wait_for(lambda: browser.execute_script(
-                "return [...document.querySelectorAll('.gallery img')].every(i => i.complete && i.naturalWidth > 0)"))
+            wait_for(
+                lambda: browser.execute_script(
+                    "return [...document.querySelectorAll('.gallery img')].every(i => i.complete && i.naturalWidth > 0)"
+                )
+            )
             browser.save_screenshot(f"/tmp/gallery-closed{name}.png")
             links[1].click()
             showing(browser, "p2", "2 / 3")
@@ -342,15 +381,23 @@ def test_the_open_lightbox_fits_the_screen_and_the_screenshots(browser, site_url
                         outline: getComputedStyle(document.activeElement).outlineStyle};
             """)
             img = geo["img"]
-            assert 0 <= img["left"] and img["right"] <= width and 0 <= img["top"] and img["bottom"] <= height, (name, img)
+            assert img["left"] >= 0 and img["right"] <= width and img["top"] >= 0 and img["bottom"] <= height, (
+                name,
+                img,
+            )
             assert abs(img["height"] / img["width"] - 0.75) < 0.01, (name, img)
             assert img["width"] >= 0.6 * width or img["height"] >= 0.6 * height, (name, img)  # large, not a thumbnail
-            assert img["bottom"] <= geo["text"]["top"] <= geo["counter"]["top"] < geo["counter"]["bottom"] <= height, (name, geo)
+            assert img["bottom"] <= geo["text"]["top"] <= geo["counter"]["top"] < geo["counter"]["bottom"] <= height, (
+                name,
+                geo,
+            )
             assert len(geo["buttons"]) == 3
             for b in geo["buttons"]:
                 assert b["width"] >= 44 and b["height"] >= 44, (name, b)
-                assert 0 <= b["left"] and b["right"] <= width and 0 <= b["top"] and b["bottom"] <= height, (name, b)
-            assert geo["bg"].startswith("rgba(8, 8, 10") and geo["fg"] == "rgb(242, 242, 240)", geo  # dark in both schemes
+                assert b["left"] >= 0 and b["right"] <= width and b["top"] >= 0 and b["bottom"] <= height, (name, b)
+            assert geo["bg"].startswith("rgba(8, 8, 10") and geo["fg"] == "rgb(242, 242, 240)", (
+                geo
+            )  # dark in both schemes
             assert geo["outline"] == "solid", geo
             close_lightbox(browser)
 

@@ -29,9 +29,14 @@ IMAGE_SUFFIXES = (".jpg", ".png", ".webp")
 
 def photo(size: tuple[int, int]) -> Image.Image:
     """An RGB picture with structure (gradients), quick to make at any size."""
-    return Image.merge("RGB", [Image.linear_gradient("L").resize(size),
-                               Image.linear_gradient("L").rotate(90).resize(size),
-                               Image.radial_gradient("L").resize(size)])
+    return Image.merge(
+        "RGB",
+        [
+            Image.linear_gradient("L").resize(size),
+            Image.linear_gradient("L").rotate(90).resize(size),
+            Image.radial_gradient("L").resize(size),
+        ],
+    )
 
 
 def save_jpeg(path: Path, size=(400, 300), exif: dict | None = None, image: Image.Image | None = None) -> Path:
@@ -83,8 +88,11 @@ def line_of(path: Path, needle: str) -> int:
 
 
 def image_files(folder: Path) -> dict[str, Path]:
-    return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.suffix in IMAGE_SUFFIXES}
+    return {
+        p.relative_to(folder).as_posix(): p
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.suffix in IMAGE_SUFFIXES
+    }
 
 
 def stats(folder: Path) -> dict[str, tuple[int, int]]:
@@ -95,8 +103,15 @@ def stats(folder: Path) -> dict[str, tuple[int, int]]:
 def snapshot(root: Path) -> dict:
     """Everything in the output (files by content hash, folders) and the build's siblings of the output."""
     out = root / "output"
-    files = {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-             for p in sorted(out.rglob("*")) if p.is_file()} if out.exists() else None
+    files = (
+        {
+            p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*"))
+            if p.is_file()
+        }
+        if out.exists()
+        else None
+    )
     dirs = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_dir()) if out.exists() else None
     siblings = sorted(p.name for p in root.iterdir() if p.name.startswith(".output"))
     return {"files": files, "dirs": dirs, "siblings": siblings}
@@ -122,18 +137,22 @@ def trip(tmp_path: Path) -> Path:
     save_png(posts / "b.png", (600, 400))
     save_jpeg(posts / "c.jpg", (300, 200))
     save_jpeg(root / "content" / "images" / "shared.jpg", (1000, 800))
-    write_post(root, "trip.md", TRIP,
-               "Intro.\n\n"
-               "![The harbour](lead.jpg)\n\n"
-               "::: gallery grid\n"
-               "![First light](a.jpg)\n"
-               "![Second](b.png)\n"
-               "![Third](c.jpg)\n"
-               "![Shared one](/images/shared.jpg)\n"
-               ":::\n"
-               ": Three days on the coast\n\n"
-               "More text.\n\n"
-               "![A remote one](https://example.com/pics/remote.jpg)\n")
+    write_post(
+        root,
+        "trip.md",
+        TRIP,
+        "Intro.\n\n"
+        "![The harbour](lead.jpg)\n\n"
+        "::: gallery grid\n"
+        "![First light](a.jpg)\n"
+        "![Second](b.png)\n"
+        "![Third](c.jpg)\n"
+        "![Shared one](/images/shared.jpg)\n"
+        ":::\n"
+        ": Three days on the coast\n\n"
+        "More text.\n\n"
+        "![A remote one](https://example.com/pics/remote.jpg)\n",
+    )
     build(root)
     return root
 
@@ -164,7 +183,7 @@ def test_a_gallery_is_one_figure_with_its_layout_class_and_an_item_per_image_in_
 
 def test_each_gallery_image_is_a_picture_with_webp_srcset_and_its_displayed_size(trip):
     items = body(trip, TRIP_URL).select("figure.gallery-item")
-    for item, (href, alt, (width, height), widths) in zip(items, GALLERY, strict=True):
+    for item, (href, _alt, (width, height), widths) in zip(items, GALLERY, strict=True):
         link = item.select_one("a.gallery-link")
         source = link.select_one("picture > source")
         img = link.select_one("picture > img")
@@ -202,8 +221,12 @@ def test_a_remote_image_passes_through_untouched(trip):
 def test_a_remote_image_in_a_gallery_links_to_itself_without_variants(tmp_path):
     root = make_site(tmp_path / "site")
     save_jpeg(root / POSTS / "here.jpg", (900, 600))
-    write_post(root, "mixed.md", "title: Mixed\ndate: 2025-01-01",
-               "::: gallery\n![Here](here.jpg)\n![There](https://example.com/there.jpg)\n:::\n")
+    write_post(
+        root,
+        "mixed.md",
+        "title: Mixed\ndate: 2025-01-01",
+        "::: gallery\n![Here](here.jpg)\n![There](https://example.com/there.jpg)\n:::\n",
+    )
     result = build(root)
     items = body(root, "/blog/2025/mixed/").select("figure.gallery-item")
     assert len(items) == 2
@@ -213,13 +236,22 @@ def test_a_remote_image_in_a_gallery_links_to_itself_without_variants(tmp_path):
     assert result.images == 1
 
 
-@pytest.mark.parametrize("opening, layout", [("::: gallery", "masonry"), ("::: gallery masonry", "masonry"),
-                                             ("::: gallery grid", "grid"), ("::: gallery row", "row")])
+@pytest.mark.parametrize(
+    "opening, layout",
+    [
+        ("::: gallery", "masonry"),
+        ("::: gallery masonry", "masonry"),
+        ("::: gallery grid", "grid"),
+        ("::: gallery row", "row"),
+    ],
+)
 def test_the_layout_class_follows_the_opening_line_and_masonry_is_the_default(tmp_path, opening, layout):
     root = make_site(tmp_path / "site")
     save_jpeg(root / POSTS / "one.jpg", (500, 400))
     save_jpeg(root / POSTS / "two.jpg", (400, 500))
-    write_post(root, "g.md", "title: G\ndate: 2025-01-01", f"{opening}\n![one](one.jpg)\n![two](two.jpg)\n:::\n\nAfter.\n")
+    write_post(
+        root, "g.md", "title: G\ndate: 2025-01-01", f"{opening}\n![one](one.jpg)\n![two](two.jpg)\n:::\n\nAfter.\n"
+    )
     build(root)
     post = body(root, "/blog/2025/g/")
     gallery = post.select_one("figure.gallery")
@@ -235,9 +267,12 @@ def test_two_galleries_in_one_post_each_keep_their_own_images_and_caption(tmp_pa
     root = make_site(tmp_path / "site")
     for name in ("p1", "p2", "p3"):
         save_jpeg(root / POSTS / f"{name}.jpg", (640, 480))
-    write_post(root, "two.md", "title: Two\ndate: 2025-01-01",
-               "::: gallery row\n![p1](p1.jpg)\n![p2](p2.jpg)\n:::\n: Day one\n\n"
-               "::: gallery\n![p3](p3.jpg)\n:::\n")
+    write_post(
+        root,
+        "two.md",
+        "title: Two\ndate: 2025-01-01",
+        "::: gallery row\n![p1](p1.jpg)\n![p2](p2.jpg)\n:::\n: Day one\n\n::: gallery\n![p3](p3.jpg)\n:::\n",
+    )
     build(root)
     first, second = body(root, "/blog/2025/two/").select("figure.gallery")
     assert [i.img["alt"] for i in first.select("figure.gallery-item")] == ["p1", "p2"]
@@ -252,13 +287,20 @@ def test_two_galleries_in_one_post_each_keep_their_own_images_and_caption(tmp_pa
 def test_variants_are_published_beside_the_original_at_their_pixel_widths_and_never_upscaled(trip):
     out = trip / "output"
     expected = {
-        "blog/2025/trip/a.jpg": None, "blog/2025/trip/a.480w.webp": (480, 360),
-        "blog/2025/trip/a.800w.webp": (800, 600), "blog/2025/trip/a.1400w.webp": (1400, 1050),
-        "blog/2025/trip/b.png": None, "blog/2025/trip/b.480w.webp": (480, 320),   # 600 px: only 480
-        "blog/2025/trip/c.jpg": None, "blog/2025/trip/c.300w.webp": (300, 200),   # 300 px: only itself
-        "blog/2025/trip/lead.jpg": None, "blog/2025/trip/lead.480w.webp": (480, 360),
+        "blog/2025/trip/a.jpg": None,
+        "blog/2025/trip/a.480w.webp": (480, 360),
+        "blog/2025/trip/a.800w.webp": (800, 600),
+        "blog/2025/trip/a.1400w.webp": (1400, 1050),
+        "blog/2025/trip/b.png": None,
+        "blog/2025/trip/b.480w.webp": (480, 320),  # 600 px: only 480
+        "blog/2025/trip/c.jpg": None,
+        "blog/2025/trip/c.300w.webp": (300, 200),  # 300 px: only itself
+        "blog/2025/trip/lead.jpg": None,
+        "blog/2025/trip/lead.480w.webp": (480, 360),
         "blog/2025/trip/lead.800w.webp": (800, 600),
-        "images/shared.jpg": None, "images/shared.480w.webp": (480, 384), "images/shared.800w.webp": (800, 640),
+        "images/shared.jpg": None,
+        "images/shared.480w.webp": (480, 384),
+        "images/shared.800w.webp": (800, 640),
     }
     assert sorted(image_files(out)) == sorted(expected)
     for rel, size in expected.items():
@@ -320,8 +362,10 @@ def test_an_image_shared_by_two_posts_through_images_is_published_once(tmp_path)
     for url in ("/blog/2025/one/", "/blog/2025/two/"):
         img = body(root, url).img
         assert img["src"] == "/images/shared.jpg"
-        assert img.find_previous_sibling("source")["srcset"] == \
-            "/images/shared.480w.webp 480w, /images/shared.800w.webp 800w"
+        assert (
+            img.find_previous_sibling("source")["srcset"]
+            == "/images/shared.480w.webp 480w, /images/shared.800w.webp 800w"
+        )
 
 
 # --- cache and incremental rebuilds -------------------------------------------------------------------------
@@ -358,8 +402,11 @@ def test_touching_one_image_reprocesses_only_it_and_rerenders_only_its_post(tmp_
     assert result.images == 1
     assert result.fragments_rendered == 1
     after = stats(root / "output")
-    assert {rel for rel in after if after[rel] != before[rel]} == \
-        {"blog/2025/one/a.jpg", "blog/2025/one/a.480w.webp", "blog/2025/one/a.800w.webp"}
+    assert {rel for rel in after if after[rel] != before[rel]} == {
+        "blog/2025/one/a.jpg",
+        "blog/2025/one/a.480w.webp",
+        "blog/2025/one/a.800w.webp",
+    }
     again = build(root)
     assert again.images == 0 and again.fragments_rendered == 0
 
@@ -408,27 +455,62 @@ def truncated_jpeg(path: Path) -> Path:
 
 BAD_CASES = {
     # id: (post body, files to make {name below the site root: maker}, text of the error line, regex of the message)
-    "missing-image": ("::: gallery\n![fresh](fresh.jpg)\n![gone](gone.jpg)\n:::\n", {}, "gone.jpg",
-                      r"gone\.jpg.*not found"),
+    "missing-image": (
+        "::: gallery\n![fresh](fresh.jpg)\n![gone](gone.jpg)\n:::\n",
+        {},
+        "gone.jpg",
+        r"gone\.jpg.*not found",
+    ),
     "missing-lone-image": ("Text.\n\n![gone](gone.jpg)\n", {}, "gone.jpg", r"gone\.jpg.*not found"),
-    "missing-under-images": ("![fresh](fresh.jpg)\n\n![x](/images/nope.jpg)\n", {}, "nope.jpg",
-                             r"nope\.jpg.*not found"),
-    "not-an-image": ("::: gallery\n![fresh](fresh.jpg)\n![notes](notes.jpg)\n:::\n",
-                     {"content/posts/notes.jpg": lambda p: p.write_text("just some text\n")}, "notes.jpg",
-                     r"notes\.jpg.*not an image"),
-    "empty-file": ("::: gallery\n![fresh](fresh.jpg)\n![empty](empty.png)\n:::\n",
-                   {"content/posts/empty.png": lambda p: p.write_bytes(b"")}, "empty.png", r"empty\.png.*not an image"),
-    "truncated-jpeg": ("::: gallery\n![fresh](fresh.jpg)\n![cut](cut.jpg)\n:::\n",
-                       {"content/posts/cut.jpg": truncated_jpeg}, "cut.jpg", r"cut\.jpg.*truncated"),
+    "missing-under-images": (
+        "![fresh](fresh.jpg)\n\n![x](/images/nope.jpg)\n",
+        {},
+        "nope.jpg",
+        r"nope\.jpg.*not found",
+    ),
+    "not-an-image": (
+        "::: gallery\n![fresh](fresh.jpg)\n![notes](notes.jpg)\n:::\n",
+        {"content/posts/notes.jpg": lambda p: p.write_text("just some text\n")},
+        "notes.jpg",
+        r"notes\.jpg.*not an image",
+    ),
+    "empty-file": (
+        "::: gallery\n![fresh](fresh.jpg)\n![empty](empty.png)\n:::\n",
+        {"content/posts/empty.png": lambda p: p.write_bytes(b"")},
+        "empty.png",
+        r"empty\.png.*not an image",
+    ),
+    "truncated-jpeg": (
+        "::: gallery\n![fresh](fresh.jpg)\n![cut](cut.jpg)\n:::\n",
+        {"content/posts/cut.jpg": truncated_jpeg},
+        "cut.jpg",
+        r"cut\.jpg.*truncated",
+    ),
     "empty-gallery": ("![fresh](fresh.jpg)\n\n::: gallery\n:::\n", {}, "::: gallery", r"gallery has no image"),
-    "gallery-of-text": ("![fresh](fresh.jpg)\n\n::: gallery\nJust words, no pictures.\n:::\n", {}, "::: gallery",
-                        r"gallery has no image"),
-    "unknown-layout": ("::: gallery carousel\n![fresh](fresh.jpg)\n:::\n", {}, "::: gallery",
-                       r"unknown gallery layout 'carousel'"),
-    "outside-content": ("![fresh](fresh.jpg)\n\n![secret](../../secret.jpg)\n",
-                        {"secret.jpg": save_jpeg}, "secret.jpg", r"outside content/"),
-    "outside-content-from-root": ("![fresh](fresh.jpg)\n\n![secret](/../secret.jpg)\n",
-                                  {"secret.jpg": save_jpeg}, "secret.jpg", r"outside content/"),
+    "gallery-of-text": (
+        "![fresh](fresh.jpg)\n\n::: gallery\nJust words, no pictures.\n:::\n",
+        {},
+        "::: gallery",
+        r"gallery has no image",
+    ),
+    "unknown-layout": (
+        "::: gallery carousel\n![fresh](fresh.jpg)\n:::\n",
+        {},
+        "::: gallery",
+        r"unknown gallery layout 'carousel'",
+    ),
+    "outside-content": (
+        "![fresh](fresh.jpg)\n\n![secret](../../secret.jpg)\n",
+        {"secret.jpg": save_jpeg},
+        "secret.jpg",
+        r"outside content/",
+    ),
+    "outside-content-from-root": (
+        "![fresh](fresh.jpg)\n\n![secret](/../secret.jpg)\n",
+        {"secret.jpg": save_jpeg},
+        "secret.jpg",
+        r"outside content/",
+    ),
 }
 
 
@@ -485,8 +567,11 @@ def test_one_bad_image_among_good_ones_publishes_none_of_them(good_site):
     for n in range(4):
         save_jpeg(good_site / POSTS / f"new{n}.jpg", (700 + 100 * n, 500))
     truncated_jpeg(good_site / POSTS / "cut.jpg")
-    lines = "".join(f"![new{n}](new{n}.jpg)\n" for n in range(2)) + "![cut](cut.jpg)\n" + \
-        "".join(f"![new{n}](new{n}.jpg)\n" for n in range(2, 4))
+    lines = (
+        "".join(f"![new{n}](new{n}.jpg)\n" for n in range(2))
+        + "![cut](cut.jpg)\n"
+        + "".join(f"![new{n}](new{n}.jpg)\n" for n in range(2, 4))
+    )
     post = write_post(good_site, "many.md", "title: Many\ndate: 2025-05-05", "::: gallery\n" + lines + ":::\n")
     proc = cli_build(good_site)
     assert proc.returncode == 1, proc.stderr
@@ -503,9 +588,8 @@ def test_one_bad_image_among_good_ones_publishes_none_of_them(good_site):
 
 def test_translations_with_the_same_photos_each_link_their_own_copies(tmp_path):
     """Two posts with the same Markdown (a post and its translation) must not share one rendered fragment."""
-    from PIL import Image
-
     from helpers import make_site, run_cli, write_post
+    from PIL import Image
 
     root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nlanguages:\n  en: {}\n  zh: {}\n")
     (root / "content/posts/photos").mkdir(parents=True)
@@ -514,8 +598,10 @@ def test_translations_with_the_same_photos_each_link_their_own_copies(tmp_path):
     write_post(root, "trip.md", "title: Trip\ndate: 2025-01-01", body)
     write_post(root, "trip.zh.md", "title: 旅行\ndate: 2025-01-01", body)
     run_cli("build", "--source", str(root), check=True)
-    for page, folder in (("blog/2025/trip/index.html", "/blog/2025/trip/"),
-                         ("zh/blog/2025/trip/index.html", "/zh/blog/2025/trip/")):
+    for page, folder in (
+        ("blog/2025/trip/index.html", "/blog/2025/trip/"),
+        ("zh/blog/2025/trip/index.html", "/zh/blog/2025/trip/"),
+    ):
         html = (root / "output" / page).read_text(encoding="utf-8")
         srcs = re.findall(r'<img src="([^"]+)"', html)
         assert srcs and all(src.startswith(folder) for src in srcs), (page, srcs)

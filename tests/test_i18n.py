@@ -12,14 +12,14 @@ from urllib.parse import unquote, urlsplit
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-
 from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 URL = "https://example.org"
-TWO_LANGS = (f"title: Test Site\nurl: {URL}\nlanguage: en\n"
-             "languages:\n  en:\n    name: English\n  zh:\n    name: 中文\n")
-POEM = ("A poem.\n\n::: bilingual\n春眠不觉晓\nSpring sleep, unaware of dawn\n处处闻啼鸟\nEverywhere the birds sing\n\n"
-        "夜来风雨声\nNight came with wind and rain\n:::\n")
+TWO_LANGS = f"title: Test Site\nurl: {URL}\nlanguage: en\nlanguages:\n  en:\n    name: English\n  zh:\n    name: 中文\n"
+POEM = (
+    "A poem.\n\n::: bilingual\n春眠不觉晓\nSpring sleep, unaware of dawn\n处处闻啼鸟\nEverywhere the birds sing\n\n"
+    "夜来风雨声\nNight came with wind and rain\n:::\n"
+)
 
 
 def build(root: Path):
@@ -77,25 +77,38 @@ def switch(soup: BeautifulSoup) -> tuple[str, dict[str, str]]:
 
 # --- the main two-language site, built once --------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    root = make_site(tmp_path_factory.mktemp("i18n") / "site",
-                     TWO_LANGS + "posts_per_page: 2\nfeed_id: tag:example.org,2025:feed\n")
-    write_post(root, "hello.md", "title: Hello\ndate: 2025-08-12\ntags: [travel]\nid: urn:uuid:hello-en",
-               "Hello world, this is the English version.\n")
-    write_post(root, "hello.zh.md", "title: 你好\ndate: 2025-08-12\ntags: [travel]\nid: urn:uuid:hello-zh",
-               "你好世界，这是中文版本。\n")
+    root = make_site(
+        tmp_path_factory.mktemp("i18n") / "site", TWO_LANGS + "posts_per_page: 2\nfeed_id: tag:example.org,2025:feed\n"
+    )
+    write_post(
+        root,
+        "hello.md",
+        "title: Hello\ndate: 2025-08-12\ntags: [travel]\nid: urn:uuid:hello-en",
+        "Hello world, this is the English version.\n",
+    )
+    write_post(
+        root,
+        "hello.zh.md",
+        "title: 你好\ndate: 2025-08-12\ntags: [travel]\nid: urn:uuid:hello-zh",
+        "你好世界，这是中文版本。\n",
+    )
     write_post(root, "only-en.md", "title: Only English\ndate: 2025-07-01\ntags: [travel]", "Just English.\n")
     write_post(root, "only-zh.md", "title: 只有中文\ndate: 2025-06-01\nlang: zh\ntags: [travel]", "只有中文。\n")
     write_post(root, "fixed.md", "title: 固定地址\ndate: 2025-05-01\nlang: zh\npermalink: /notes/fixed/", "固定。\n")
     write_post(root, "trip.md", "title: A trip\ndate: 2025-04-01\ntranslation_key: trip-2025", "We went away.\n")
-    write_post(root, "lvxing.md", "title: 旅行\ndate: 2025-04-01\nlang: zh\ntranslation_key: trip-2025", "我们出去了。\n")
+    write_post(
+        root, "lvxing.md", "title: 旅行\ndate: 2025-04-01\nlang: zh\ntranslation_key: trip-2025", "我们出去了。\n"
+    )
     write_post(root, "你好世界.zh.md", "title: 你好世界\ndate: 2024-05-01", "字" * 4000 + "\n")
     write_post(root, "poem.md", "title: A poem\ndate: 2024-02-01", POEM)
     return built(root)
 
 
 # 1. routing
+
 
 def test_default_language_lives_at_the_root_and_its_translation_under_zh(site):
     assert html(site, "/blog/2025/hello/").select_one("h1.post-title").get_text() == "Hello"
@@ -113,8 +126,10 @@ def test_lang_front_matter_puts_a_post_under_the_prefix_and_an_explicit_permalin
 
 @pytest.fixture(scope="module")
 def cn_site(tmp_path_factory) -> Path:
-    root = make_site(tmp_path_factory.mktemp("cn") / "site",
-                     f"title: T\nurl: {URL}\nlanguages:\n  en:\n    name: English\n  zh:\n    name: 中文\n    prefix: /cn/\n")
+    root = make_site(
+        tmp_path_factory.mktemp("cn") / "site",
+        f"title: T\nurl: {URL}\nlanguages:\n  en:\n    name: English\n  zh:\n    name: 中文\n    prefix: /cn/\n",
+    )
     write_post(root, "x.md", "title: X\ndate: 2025-01-02\ntags: [a]")
     write_post(root, "x.zh.md", "title: 叉\ndate: 2025-01-02\ntags: [a]")
     return built(root)
@@ -135,16 +150,23 @@ def test_a_custom_prefix_moves_every_page_of_the_language(cn_site):
 
 # 2. hreflang
 
+
 def test_translations_carry_absolute_hreflang_alternates_for_each_other(site):
-    expected = {"en": f"{URL}/blog/2025/hello/", "zh-Hans": f"{URL}/zh/blog/2025/hello/",
-                "x-default": f"{URL}/blog/2025/hello/"}
+    expected = {
+        "en": f"{URL}/blog/2025/hello/",
+        "zh-Hans": f"{URL}/zh/blog/2025/hello/",
+        "x-default": f"{URL}/blog/2025/hello/",
+    }
     assert hreflangs(html(site, "/blog/2025/hello/")) == expected
     assert hreflangs(html(site, "/zh/blog/2025/hello/")) == expected
 
 
 def test_translation_key_pairs_posts_with_different_file_names(site):
     assert hreflangs(html(site, "/zh/blog/2025/lvxing/")) == {
-        "en": f"{URL}/blog/2025/trip/", "zh-Hans": f"{URL}/zh/blog/2025/lvxing/", "x-default": f"{URL}/blog/2025/trip/"}
+        "en": f"{URL}/blog/2025/trip/",
+        "zh-Hans": f"{URL}/zh/blog/2025/lvxing/",
+        "x-default": f"{URL}/blog/2025/trip/",
+    }
 
 
 @pytest.mark.parametrize("url", ["/blog/2025/only-en/", "/zh/blog/2025/only-zh/", "/notes/fixed/"])
@@ -164,6 +186,7 @@ def test_archive_and_tag_pages_point_at_each_other(site):
 
 
 # 3. language switch and translations paragraph
+
 
 def test_language_switch_links_to_this_page_in_the_other_language(site):
     assert switch(html(site, "/blog/2025/hello/")) == ("English", {"中文": "/zh/blog/2025/hello/"})
@@ -189,6 +212,7 @@ def test_translations_paragraph_links_the_other_version(site):
 
 
 # 4. per-language lists
+
 
 def test_zh_home_shows_the_zh_version_and_marks_untranslated_english_posts(site):
     listed = home_cards(site, "/zh/")
@@ -218,9 +242,15 @@ def test_archives_per_language(site):
 
 def test_tag_pages_per_language(site):
     assert cards(html(site, "/zh/blog/tag/travel/")) == {
-        "/zh/blog/2025/hello/": None, "/blog/2025/only-en/": "English", "/zh/blog/2025/only-zh/": None}
+        "/zh/blog/2025/hello/": None,
+        "/blog/2025/only-en/": "English",
+        "/zh/blog/2025/only-zh/": None,
+    }
     assert cards(html(site, "/blog/tag/travel/")) == {
-        "/blog/2025/hello/": None, "/blog/2025/only-en/": None, "/zh/blog/2025/only-zh/": "中文"}
+        "/blog/2025/hello/": None,
+        "/blog/2025/only-en/": None,
+        "/zh/blog/2025/only-zh/": "中文",
+    }
     index = html(site, "/zh/blog/tag/")
     assert [a["href"] for a in index.select(".tag-cloud a")] == ["/zh/blog/tag/travel/"]
     assert index.select_one(".tag-cloud .count").get_text() == "3"
@@ -239,6 +269,7 @@ def test_zh_home_is_paginated_under_its_prefix(site):
 
 
 # 5. feeds
+
 
 @pytest.fixture(scope="module")
 def feeds(site):
@@ -265,8 +296,12 @@ def test_zh_feed_holds_only_posts_written_in_chinese(site, feeds):
     assert zh.bozo == 0, zh.get("bozo_exception")
     assert zh.feed.language == "zh"
     assert {unquote(e.link.removeprefix(URL)) for e in zh.entries} == {
-        "/zh/blog/2025/hello/", "/zh/blog/2025/only-zh/", "/notes/fixed/", "/zh/blog/2025/lvxing/",
-        "/zh/blog/2024/你好世界/"}
+        "/zh/blog/2025/hello/",
+        "/zh/blog/2025/only-zh/",
+        "/notes/fixed/",
+        "/zh/blog/2025/lvxing/",
+        "/zh/blog/2024/你好世界/",
+    }
     assert "urn:uuid:hello-zh" in {e.id for e in zh.entries}
     links = {l.rel: l.href for l in zh.feed.links}
     assert links["self"] == f"{URL}/zh/feed.xml" and links["alternate"] == f"{URL}/zh/"
@@ -283,6 +318,7 @@ def test_pages_advertise_their_languages_feed(site):
 
 # 6. UI strings, dates, reading time
 
+
 def test_zh_pages_have_chinese_navigation_and_dates(site):
     nav = [a.get_text() for a in html(site, "/zh/blog/2025/hello/").select("header nav > a")]
     assert nav[:3] == ["首页", "归档", "标签"]
@@ -297,7 +333,7 @@ def test_zh_pages_have_chinese_navigation_and_dates(site):
 
 
 def test_an_untranslated_english_post_listed_in_chinese_gets_chinese_dates(site):
-    card = [c for c in html(site, "/zh/").select("article.card") if c.select_one(".lang-mark")][0]
+    card = next(c for c in html(site, "/zh/").select("article.card") if c.select_one(".lang-mark"))
     assert "2025年7月1日" in card.get_text() and card["lang"] == "en"
 
 
@@ -335,7 +371,9 @@ def test_a_key_missing_in_zh_falls_back_to_english_with_one_warning(tmp_path):
     (theme / "templates").mkdir()
     (theme / "templates" / "tags.html").write_text(
         '{% extends "base.html" %}\n{% block main %}<p class="colophon">{{ t("colophon") }}</p>'
-        '<p class="licence">{{ t("licence") }}</p>{% endblock %}\n', encoding="utf-8")
+        '<p class="licence">{{ t("licence") }}</p>{% endblock %}\n',
+        encoding="utf-8",
+    )
     proc = build(root)
     assert proc.returncode == 0, proc.stderr
     zh = html(root, "/zh/blog/tag/")
@@ -350,11 +388,23 @@ def test_a_key_missing_in_zh_falls_back_to_english_with_one_warning(tmp_path):
 
 # 7. html lang and Chinese slugs
 
-@pytest.mark.parametrize("url,lang", [
-    ("/zh/blog/2025/hello/", "zh-Hans"), ("/zh/blog/2025/only-zh/", "zh-Hans"), ("/notes/fixed/", "zh-Hans"),
-    ("/zh/", "zh-Hans"), ("/zh/blog/", "zh-Hans"), ("/zh/blog/tag/travel/", "zh-Hans"), ("/zh/page/2/", "zh-Hans"),
-    ("/blog/2025/hello/", "en"), ("/", "en"), ("/blog/", "en"), ("/blog/2025/only-en/", "en"),
-])
+
+@pytest.mark.parametrize(
+    "url,lang",
+    [
+        ("/zh/blog/2025/hello/", "zh-Hans"),
+        ("/zh/blog/2025/only-zh/", "zh-Hans"),
+        ("/notes/fixed/", "zh-Hans"),
+        ("/zh/", "zh-Hans"),
+        ("/zh/blog/", "zh-Hans"),
+        ("/zh/blog/tag/travel/", "zh-Hans"),
+        ("/zh/page/2/", "zh-Hans"),
+        ("/blog/2025/hello/", "en"),
+        ("/", "en"),
+        ("/blog/", "en"),
+        ("/blog/2025/only-en/", "en"),
+    ],
+)
 def test_html_lang(site, url, lang):
     assert html(site, url).html["lang"] == lang
 
@@ -369,12 +419,17 @@ def test_chinese_file_name_gives_a_readable_chinese_url(site):
 
 # 9. bilingual blocks
 
+
 def test_bilingual_block_lines_carry_their_own_language(site):
     block = html(site, "/blog/2024/poem/").select_one("div.bilingual")
     stanzas = block.select("p.bilingual-stanza")
     assert [[(s["lang"], s.get_text()) for s in p.select("span.bilingual-line")] for p in stanzas] == [
-        [("zh-Hans", "春眠不觉晓"), ("en", "Spring sleep, unaware of dawn"),
-         ("zh-Hans", "处处闻啼鸟"), ("en", "Everywhere the birds sing")],
+        [
+            ("zh-Hans", "春眠不觉晓"),
+            ("en", "Spring sleep, unaware of dawn"),
+            ("zh-Hans", "处处闻啼鸟"),
+            ("en", "Everywhere the birds sing"),
+        ],
         [("zh-Hans", "夜来风雨声"), ("en", "Night came with wind and rain")],
     ]
     assert [len(p.select("br.bilingual-br")) for p in stanzas] == [3, 1]
@@ -384,31 +439,48 @@ def test_bilingual_block_lines_carry_their_own_language(site):
 
 ERROR_CASES = {
     "default-language-not-listed": (
-        "title: T\nlanguage: en\nlanguages:\n  zh:\n    name: 中文\n", [],
-        r"^error: site\.yml:3: .*default language 'en'.*not listed"),
+        "title: T\nlanguage: en\nlanguages:\n  zh:\n    name: 中文\n",
+        [],
+        r"^error: site\.yml:3: .*default language 'en'.*not listed",
+    ),
     "two-languages-share-a-prefix": (
-        "title: T\nlanguages:\n  en: {}\n  zh:\n    prefix: /cn/\n  ja:\n    prefix: cn\n", [],
-        r"^error: site\.yml:[67]: .*'zh' and 'ja' share the prefix /cn/"),
+        "title: T\nlanguages:\n  en: {}\n  zh:\n    prefix: /cn/\n  ja:\n    prefix: cn\n",
+        [],
+        r"^error: site\.yml:[67]: .*'zh' and 'ja' share the prefix /cn/",
+    ),
     "prefix-collides-with-the-default-languages-archive": (
-        "title: T\nlanguages:\n  en: {}\n  zh:\n    prefix: /blog/\n", [("a.md", "title: A\ndate: 2025-01-01")],
-        r"^error: site\.yml:5: .*/blog/"),
+        "title: T\nlanguages:\n  en: {}\n  zh:\n    prefix: /blog/\n",
+        [("a.md", "title: A\ndate: 2025-01-01")],
+        r"^error: site\.yml:5: .*/blog/",
+    ),
     "second-language-at-root": (
-        "title: T\nlanguages:\n  en: {}\n  zh:\n    name: 中文\n    prefix: /\n", [],
-        r"^error: site\.yml:6: language 'zh': .*'/'"),
+        "title: T\nlanguages:\n  en: {}\n  zh:\n    name: 中文\n    prefix: /\n",
+        [],
+        r"^error: site\.yml:6: language 'zh': .*'/'",
+    ),
     "file-suffix-disagrees-with-lang": (
-        TWO_LANGS, [("x.zh.md", "title: X\ndate: 2025-01-01\nlang: en")],
-        r"^error: content/posts/x\.zh\.md:4: .*'zh'.*lang: en"),
+        TWO_LANGS,
+        [("x.zh.md", "title: X\ndate: 2025-01-01\nlang: en")],
+        r"^error: content/posts/x\.zh\.md:4: .*'zh'.*lang: en",
+    ),
     "two-zh-versions-of-one-translation-key": (
-        TWO_LANGS, [("a.zh.md", "title: A\ndate: 2025-01-01\ntranslation_key: k"),
-                    ("b.zh.md", "title: B\ndate: 2025-01-02\ntags: [x]\ntranslation_key: k")],
-        r"^error: content/posts/b\.zh\.md:5: .*a\.zh\.md and .*b\.zh\.md are both the 'zh' version"),
+        TWO_LANGS,
+        [
+            ("a.zh.md", "title: A\ndate: 2025-01-01\ntranslation_key: k"),
+            ("b.zh.md", "title: B\ndate: 2025-01-02\ntags: [x]\ntranslation_key: k"),
+        ],
+        r"^error: content/posts/b\.zh\.md:5: .*a\.zh\.md and .*b\.zh\.md are both the 'zh' version",
+    ),
     "two-zh-versions-by-file-name": (
-        TWO_LANGS, [("a.zh.md", "title: A\ndate: 2025-01-01"),
-                    ("a.md", "title: B\ndate: 2025-01-02\nlang: zh\npermalink: /b/")],
-        r"^error: content/posts/a(\.zh)?\.md:\d+: .*both the 'zh' version"),
+        TWO_LANGS,
+        [("a.zh.md", "title: A\ndate: 2025-01-01"), ("a.md", "title: B\ndate: 2025-01-02\nlang: zh\npermalink: /b/")],
+        r"^error: content/posts/a(\.zh)?\.md:\d+: .*both the 'zh' version",
+    ),
     "unknown-gallery-layout": (
-        TWO_LANGS, [("g.md", "title: G\ndate: 2025-01-01", "Intro.\n\n::: gallery mosaic\n![a](a.jpg)\n:::\n")],
-        r"^error: content/posts/g\.md:8: unknown gallery layout 'mosaic'"),
+        TWO_LANGS,
+        [("g.md", "title: G\ndate: 2025-01-01", "Intro.\n\n::: gallery mosaic\n![a](a.jpg)\n:::\n")],
+        r"^error: content/posts/g\.md:8: unknown gallery layout 'mosaic'",
+    ),
 }
 
 
@@ -422,6 +494,7 @@ def test_bad_language_input_is_one_line_with_file_and_line(tmp_path, cfg, posts,
 
 
 # 11. a site without `languages:`
+
 
 @pytest.fixture(scope="module")
 def single(tmp_path_factory) -> Path:
@@ -454,6 +527,7 @@ def test_single_language_site_lists_a_chinese_post_without_a_language_mark(singl
 
 
 # incremental builds
+
 
 def test_adding_and_removing_a_translation_updates_the_other_pages(tmp_path):
     root = make_site(tmp_path / "site", TWO_LANGS)

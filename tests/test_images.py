@@ -28,9 +28,14 @@ BERLIN = {1: "N", 2: (52.0, 31.0, 12.0), 3: "E", 4: (13.0, 24.0, 18.0)}
 
 def photo(size: tuple[int, int]) -> Image.Image:
     """An RGB picture with structure (gradients), quick to make at any size."""
-    return Image.merge("RGB", [Image.linear_gradient("L").resize(size),
-                               Image.linear_gradient("L").rotate(90).resize(size),
-                               Image.radial_gradient("L").resize(size)])
+    return Image.merge(
+        "RGB",
+        [
+            Image.linear_gradient("L").resize(size),
+            Image.linear_gradient("L").rotate(90).resize(size),
+            Image.radial_gradient("L").resize(size),
+        ],
+    )
 
 
 def save_jpeg(path: Path, size=(400, 300), exif: dict | None = None, **params) -> Path:
@@ -93,7 +98,11 @@ def test_transparency_survives_in_the_webp(tmp_path, cache):
     palette.save(tmp_path / "sprite.gif", transparency=0)
     out = webp(process(probe(tmp_path / "sprite.gif"), cache).variants[100])
     r, g, b, a = out.getpixel((90, 50))
-    assert out.mode == "RGBA" and out.getpixel((10, 50))[3] == 0 and (a, r > 240, g < 15, b < 15) == (255, True, True, True)
+    assert (
+        out.mode == "RGBA"
+        and out.getpixel((10, 50))[3] == 0
+        and (a, r > 240, g < 15, b < 15) == (255, True, True, True)
+    )
 
 
 def test_an_animated_gif_shows_its_first_frame(tmp_path, cache):
@@ -101,7 +110,7 @@ def test_an_animated_gif_shows_its_first_frame(tmp_path, cache):
     frames[0].save(tmp_path / "anim.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
     info = probe(tmp_path / "anim.gif")
     assert (info.format, info.width, info.height, info.clean) == ("GIF", 120, 80, True)
-    r, g, b = webp(process(info, cache).variants[120]).convert("RGB").getpixel((60, 40))
+    r, _g, b = webp(process(info, cache).variants[120]).convert("RGB").getpixel((60, 40))
     assert r > 200 and b < 60
 
 
@@ -161,8 +170,8 @@ def test_gps_after_the_pixel_data_of_a_png_is_found_too(tmp_path, cache):
     data = (tmp_path / "map.png").read_bytes()
     chunks, pos = [], 8
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunks.append((kind, data[pos:pos + 12 + length]))
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunks.append((kind, data[pos : pos + 12 + length]))
         pos += 12 + length
     exif_chunk = next(c for k, c in chunks if k == b"eXIf")
     rest = [c for k, c in chunks if k not in (b"eXIf", b"IEND")]
@@ -174,9 +183,11 @@ def test_gps_after_the_pixel_data_of_a_png_is_found_too(tmp_path, cache):
 
 
 def test_gps_in_xmp_or_in_a_camera_mpo_file_is_stripped_too(tmp_path, cache):
-    xmp = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
-           b'<rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="52,31.2N" '
-           b'exif:GPSLongitude="13,24.3E"/></rdf:RDF></x:xmpmeta>')
+    xmp = (
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        b'<rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="52,31.2N" '
+        b'exif:GPSLongitude="13,24.3E"/></rdf:RDF></x:xmpmeta>'
+    )
     src = save_jpeg(tmp_path / "edited.jpg", exif={MAKE: "Canon"}, xmp=xmp)
     info = probe(src)
     assert info.clean is False
@@ -255,7 +266,7 @@ def test_process_all_keeps_input_order_and_reports_errors_in_place(tmp_path, cac
     results = process_all(infos, cache)
     assert len(results) == len(infos)
     assert isinstance(results[2], ImageError) and "truncated" in str(results[2])
-    for info, result in zip(infos[:2] + infos[3:], results[:2] + results[3:]):
+    for info, result in zip(infos[:2] + infos[3:], results[:2] + results[3:], strict=False):
         assert result.worked is True and result.original == info.path
         [(width, file)] = result.variants.items()
         assert width == info.width and file.name == f"{info.path.stem}.{width}w.webp" and webp(file).width == width

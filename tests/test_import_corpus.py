@@ -38,8 +38,11 @@ def entries(feed: Path):
 
 
 def published_wxr_posts(feed: Path) -> list[ET.Element]:
-    return [item for item in ET.parse(feed).getroot().iter("item")
-            if item.findtext(f"{WP}post_type") == "post" and item.findtext(f"{WP}status") == "publish"]
+    return [
+        item
+        for item in ET.parse(feed).getroot().iter("item")
+        if item.findtext(f"{WP}post_type") == "post" and item.findtext(f"{WP}status") == "publish"
+    ]
 
 
 _cache: dict[Path, tuple] = {}
@@ -56,9 +59,9 @@ def imported(feed: Path, tmp_path_factory):
     return _cache[feed]
 
 
-@pytest.mark.parametrize("feed", FEEDS + [WXR], ids=lambda p: p.stem[:40])
+@pytest.mark.parametrize("feed", [*FEEDS, WXR], ids=lambda p: p.stem[:40])
 def test_every_entry_becomes_a_post_with_id_and_title(feed, tmp_path_factory):
-    out, report, posts = imported(feed, tmp_path_factory)
+    _out, report, posts = imported(feed, tmp_path_factory)
     expected = published_wxr_posts(feed) if feed == WXR else entries(feed)
     assert len(report.written) == len(expected) == len(posts)
     if feed == WXR:
@@ -71,7 +74,7 @@ def test_every_entry_becomes_a_post_with_id_and_title(feed, tmp_path_factory):
     assert {p.title for p in posts.values()} == titles
 
 
-@pytest.mark.parametrize("feed", FEEDS + [WXR], ids=lambda p: p.stem[:40])
+@pytest.mark.parametrize("feed", [*FEEDS, WXR], ids=lambda p: p.stem[:40])
 def test_every_post_renders_with_the_builder(feed, tmp_path_factory):
     _, _, posts = imported(feed, tmp_path_factory)
     report = imported(feed, tmp_path_factory)[1]
@@ -133,7 +136,9 @@ def test_chinese_feed_posts_are_zh_with_readable_file_names(tmp_path_factory):
     out, report, posts = imported(HAOXIANSEN, tmp_path_factory)
     assert {p.lang for p in posts.values()} == {"zh"}, "the feed says xml:lang=en, the text says otherwise"
     assert (out / "如何优化一堆的if判断语句.md").exists()
-    post = posts["http://localhost:4000/2023/10/24/%E5%A6%82%E4%BD%95%E4%BC%98%E5%8C%96%E4%B8%80%E5%A0%86%E7%9A%84if%E5%88%A4%E6%96%AD%E8%AF%AD%E5%8F%A5"]
+    post = posts[
+        "http://localhost:4000/2023/10/24/%E5%A6%82%E4%BD%95%E4%BC%98%E5%8C%96%E4%B8%80%E5%A0%86%E7%9A%84if%E5%88%A4%E6%96%AD%E8%AF%AD%E5%8F%A5"
+    ]
     assert post.permalink == "/2023/10/24/如何优化一堆的if判断语句.html"
     assert report.warnings == []
 
@@ -164,7 +169,7 @@ def test_interactive_things_are_kept_and_warned_about(tmp_path_factory):
 
 @pytest.mark.parametrize("feed", [FASTPAGES, PELICAN], ids=lambda p: p.stem[:40])
 def test_summary_only_feeds_say_so(feed, tmp_path_factory):
-    out, report, posts = imported(feed, tmp_path_factory)
+    _out, report, posts = imported(feed, tmp_path_factory)
     only_summary = [w for w in report.warnings if "only a summary" in w]
     assert len(only_summary) == len(posts)
     for path in report.written:
@@ -192,11 +197,15 @@ def test_wordpress_export_imports_published_posts_only(tmp_path_factory):
     out, _, posts = imported(WXR, tmp_path_factory)
     assert not (out / "about.md").exists() and not (out / "navigation.md").exists()
     assert sorted(p.name for p in out.glob("*.md")) == sorted(
-        f"{item.findtext(f'{WP}post_name')}.md" for item in published_wxr_posts(WXR))
+        f"{item.findtext(f'{WP}post_name')}.md" for item in published_wxr_posts(WXR)
+    )
     post = posts["https://jekyllbot.wordpress.com/?p=14"]
     assert post.tags == ["code", "Foo", "ruby", "ship", "stars"]
     assert post.permalink == "/2025/01/18/blog-post-1/"
-    assert "![](https://parkrmoore.wordpress.com/wp-content/uploads/2025/01/a-bright-night-sky-full-of-stars-and-the-milky.png)" in post.body
+    assert (
+        "![](https://parkrmoore.wordpress.com/wp-content/uploads/2025/01/a-bright-night-sky-full-of-stars-and-the-milky.png)"
+        in post.body
+    )
     assert "wp:paragraph" not in post.body
 
 
@@ -220,8 +229,11 @@ def test_malformed_feed_is_a_clear_error_or_a_lenient_import(feed, tmp_path):
 
 def test_malformed_error_names_the_line():
     with pytest.raises(SiteError) as info:
-        import_feed(CORPUS / "malformed" / "feedparser-illformed-undeclared_namespace.xml", Path("/nonexistent/x"),
-                    log=lambda _: None)
+        import_feed(
+            CORPUS / "malformed" / "feedparser-illformed-undeclared_namespace.xml",
+            Path("/nonexistent/x"),
+            log=lambda _: None,
+        )
     assert info.value.line == 9 and "unbound prefix" in str(info.value)
 
 

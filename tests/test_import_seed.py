@@ -144,8 +144,11 @@ def test_code_languages(posts):
 
 def test_poem_becomes_a_bilingual_block_with_its_lines(posts, rendered):
     entry = next(e for e in ENTRIES if "baby-poem" in e.link)
-    theirs = [(p.strong.get_text(), p.em.get_text())
-              for p in BeautifulSoup(entry.content[0].value, "html.parser").find_all("p") if p.find("br")]
+    theirs = [
+        (p.strong.get_text(), p.em.get_text())
+        for p in BeautifulSoup(entry.content[0].value, "html.parser").find_all("p")
+        if p.find("br")
+    ]
     assert len(theirs) == 4
     body = posts["baby-poem"].body.strip("\n") + "\n"
     assert body.startswith("> To my wife, and my newborn baby\n\n::: bilingual\n") and body.endswith("\n:::\n")
@@ -154,8 +157,10 @@ def test_poem_becomes_a_bilingual_block_with_its_lines(posts, rendered):
     stanzas = [stanza.split("\n") for stanza in block.split("\n\n")]
     assert stanzas == [[f"**{zh}**", f"*{en}*"] for zh, en in theirs]
     soup = BeautifulSoup(rendered["baby-poem"].html, "html.parser")
-    shown = [[(span["lang"], span.get_text()) for span in p.find_all("span", class_="bilingual-line")]
-             for p in soup.select("div.bilingual > p.bilingual-stanza")]
+    shown = [
+        [(span["lang"], span.get_text()) for span in p.find_all("span", class_="bilingual-line")]
+        for p in soup.select("div.bilingual > p.bilingual-stanza")
+    ]
     assert shown == [[("zh-Hans", zh), ("en", en)] for zh, en in theirs]
     assert len(soup.find_all("br", class_="bilingual-br")) == 4 and len(soup.find_all("br")) == 4
 
@@ -167,8 +172,10 @@ def test_galleries_hold_every_image_of_the_seed(posts, rendered):
         soup = BeautifulSoup(rendered[slug].html, "html.parser")
         assert len(soup.select("figure.gallery")) == galleries
         entry = next(e for e in ENTRIES if slug in e.link)
-        theirs = ["https://julianygao.me" + img["src"]
-                  for img in BeautifulSoup(entry.content[0].value, "html.parser").find_all("img")]
+        theirs = [
+            "https://julianygao.me" + img["src"]
+            for img in BeautifulSoup(entry.content[0].value, "html.parser").find_all("img")
+        ]
         assert [img["src"] for img in soup.find_all("img")] == theirs
         assert len(theirs) == images
     urbex2 = posts["urbex-2"].body
@@ -180,8 +187,10 @@ def test_galleries_hold_every_image_of_the_seed(posts, rendered):
 
 
 def test_single_captioned_images_are_figures(posts, rendered):
-    assert ("\n\n![The 16th street railway station, Oakland](https://julianygao.me/assets/img/blogs/urbex-1/station.jpeg)\n\n"
-            in posts["urbex-1"].body)
+    assert (
+        "\n\n![The 16th street railway station, Oakland](https://julianygao.me/assets/img/blogs/urbex-1/station.jpeg)\n\n"
+        in posts["urbex-1"].body
+    )
     soup = BeautifulSoup(rendered["multimodal-notes"].html, "html.parser")
     captions = [f.get_text() for f in soup.find_all("figcaption")]
     assert "Vision Transformer Architecture" in captions and len(captions) == 5
@@ -241,16 +250,20 @@ def _own_feed(posts: dict, rendered: dict) -> str:
         lang = f" xml:lang={quoteattr(post.lang)}" if post.lang != "en" else ""
         cats = "".join(f"<category term={quoteattr(t)}/>" for t in post.tags)
         entries.append(
-            f"<entry{lang}><title type=\"html\">{escape(post.title)}</title>"
-            f"<link href={quoteattr(link)} rel=\"alternate\" type=\"text/html\"/>"
+            f'<entry{lang}><title type="html">{escape(post.title)}</title>'
+            f'<link href={quoteattr(link)} rel="alternate" type="text/html"/>'
             f"<published>{post.date.isoformat()}</published><updated>{post.updated.isoformat()}</updated>"
             f"<id>{escape(post.id)}</id>"
-            f"<content type=\"html\" xml:base={quoteattr(link)}>{escape(rendered[slug].html)}</content>{cats}"
-            f"<summary type=\"html\">{escape(post.summary)}</summary></entry>")
-    return ("<?xml version=\"1.0\" encoding=\"utf-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"en\">"
-            "<title>Strawberry Fields</title><id>https://julianygao.me/feed.xml</id>"
-            "<updated>2026-06-03T19:16:00+00:00</updated><link href=\"https://julianygao.me/\"/>"
-            + "".join(entries) + "</feed>")
+            f'<content type="html" xml:base={quoteattr(link)}>{escape(rendered[slug].html)}</content>{cats}'
+            f'<summary type="html">{escape(post.summary)}</summary></entry>'
+        )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en">'
+        "<title>Strawberry Fields</title><id>https://julianygao.me/feed.xml</id>"
+        '<updated>2026-06-03T19:16:00+00:00</updated><link href="https://julianygao.me/"/>'
+        + "".join(entries)
+        + "</feed>"
+    )
 
 
 def test_importing_our_own_feed_gives_back_the_same_markdown(imported, posts, rendered, tmp_path):
@@ -268,8 +281,10 @@ def test_second_import_skips_and_leaves_files_untouched(imported, tmp_path):
     out = tmp_path / "posts"
     import_feed(SEED, out, log=lambda _: None)
     target = out / "ray-oom.md"
-    target.write_text("---\ntitle: edited by hand\ndate: 2025-01-01\nid: https://julianygao.me/blog/2025/ray-oom\n---\n\nMine.\n",
-                      encoding="utf-8")
+    target.write_text(
+        "---\ntitle: edited by hand\ndate: 2025-01-01\nid: https://julianygao.me/blog/2025/ray-oom\n---\n\nMine.\n",
+        encoding="utf-8",
+    )
     before = {p.name: p.read_bytes() for p in out.glob("*.md")}
     lines: list[str] = []
     report = import_feed(SEED, out, log=lines.append)
@@ -302,4 +317,5 @@ def test_truncated_feed_imports_what_is_complete_with_a_warning(tmp_path):
     assert report.warnings[0].startswith(f"{feed}:") and "not well-formed" in report.warnings[0]
     assert [p.name for p in report.written][:4] == [f"{s}.md" for s in SLUGS[:4]]
     assert (tmp_path / "posts" / "multimodal-notes.md").read_text(encoding="utf-8") == (
-        (REPO / "content" / "posts" / "multimodal-notes.md").read_text(encoding="utf-8"))
+        (REPO / "content" / "posts" / "multimodal-notes.md").read_text(encoding="utf-8")
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
-
 from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 SITE = "title: T\nurl: https://example.org\nlanguages:\n  en: {name: English}\n  zh: {name: 中文}\n"
@@ -12,8 +11,17 @@ SITE = "title: T\nurl: https://example.org\nlanguages:\n  en: {name: English}\n 
 def test_translation_gets_the_suffix_date_and_tags_and_is_linked(tmp_path):
     root = make_site(tmp_path / "site", SITE)
     write_post(root, "hello.md", "title: Hello\ndate: 2024-03-05\ntags: [ray, life]")
-    proc = run_cli("new", "你好", "--lang", "zh", "--translation-of", str(root / "content/posts/hello.md"),
-                   "--source", str(root), check=True)
+    proc = run_cli(
+        "new",
+        "你好",
+        "--lang",
+        "zh",
+        "--translation-of",
+        str(root / "content/posts/hello.md"),
+        "--source",
+        str(root),
+        check=True,
+    )
     made = root / "content/posts/hello.zh.md"
     assert "hello.zh.md" in proc.stdout and made.exists()
     text = made.read_text(encoding="utf-8")

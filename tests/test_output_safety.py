@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from helpers import assert_one_line_error, make_site, run_cli, write_post
 
 MARKER = ".site-builder"
@@ -16,7 +15,7 @@ MARKER = ".site-builder"
 def snapshot(root: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
     """Every file under `root` (hidden ones too) by relative path, with its bytes."""
     files = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         for name in filenames:
             path = Path(dirpath) / name
             rel = path.relative_to(root).as_posix()
@@ -28,8 +27,6 @@ def snapshot(root: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
 def identities(root: Path) -> dict[str, tuple[int, int]]:
     """(inode, mtime) of every file: equal means the build did not rewrite it."""
     return {rel: (os.stat(root / rel).st_ino, os.stat(root / rel).st_mtime_ns) for rel in snapshot(root)}
-
-
 
 
 def build(root: Path, *extra: str, ok: bool = True):
@@ -51,6 +48,7 @@ def site(tmp_path: Path) -> Path:
 
 
 # --- a failed build changes nothing ----------------------------------------------------------------
+
 
 def _break_post_yaml(root: Path) -> None:
     (root / "content/posts/beta.md").write_text("---\ntitle: Beta\ndate: [2024\n---\n", encoding="utf-8")
@@ -81,18 +79,29 @@ def _template_fails_while_rendering(root: Path) -> None:
     (root / "site.yml").write_text("title: Test Site\ntheme: mine\n", encoding="utf-8")
     tpl = root / "themes/mine/templates/post.html"
     tpl.parent.mkdir(parents=True)
-    tpl.write_text('{% extends "base.html" %}\n{% block main %}{{ post.title }}'
-                   '{% if post.title == "Alpha" %}{{ 1 // 0 }}{% endif %}{% endblock %}\n', encoding="utf-8")
+    tpl.write_text(
+        '{% extends "base.html" %}\n{% block main %}{{ post.title }}'
+        '{% if post.title == "Alpha" %}{{ 1 // 0 }}{% endif %}{% endblock %}\n',
+        encoding="utf-8",
+    )
 
 
 def _new_post_with_bad_date(root: Path) -> None:
     write_post(root, "delta.md", "title: Delta\ndate: someday")
 
 
-BREAKAGES = {f.__name__.lstrip("_"): f for f in
-             (_break_post_yaml, _break_post_math, _duplicate_permalink, _break_site_yml, _break_template,
-              _template_fails_while_rendering,
-              _new_post_with_bad_date)}
+BREAKAGES = {
+    f.__name__.lstrip("_"): f
+    for f in (
+        _break_post_yaml,
+        _break_post_math,
+        _duplicate_permalink,
+        _break_site_yml,
+        _break_template,
+        _template_fails_while_rendering,
+        _new_post_with_bad_date,
+    )
+}
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES.values(), ids=BREAKAGES.keys())
@@ -118,6 +127,7 @@ def test_build_after_a_failed_build_and_a_fix_is_complete(site):
 
 # --- incremental builds ----------------------------------------------------------------------------
 
+
 def test_editing_one_post_body_rewrites_only_its_page_and_the_feeds(site):
     out = site / "output"
     before, ids = snapshot(out), identities(out)
@@ -138,8 +148,14 @@ def test_retitling_a_post_updates_every_page_that_lists_it(site):
     write_post(site, "beta.md", "title: Beta Renamed\ndate: 2024-02-10\ntags: [common]", "Beta body with $x^2$.\n")
     build(site)
     out = site / "output"
-    for page in ("index.html", "blog/index.html", "blog/2024/index.html", "blog/tag/common/index.html",
-                 "blog/2024/beta/index.html", "feed.xml"):
+    for page in (
+        "index.html",
+        "blog/index.html",
+        "blog/2024/index.html",
+        "blog/tag/common/index.html",
+        "blog/2024/beta/index.html",
+        "feed.xml",
+    ):
         assert "Beta Renamed" in (out / page).read_text(encoding="utf-8"), page
 
 
@@ -159,6 +175,7 @@ def test_deleted_post_disappears_from_the_output(site):
 def test_deleting_output_then_building_recreates_it_fully(site):
     before = snapshot(site / "output", skip=(MARKER,))
     import shutil
+
     shutil.rmtree(site / "output")
     build(site)
     assert snapshot(site / "output", skip=(MARKER,)) == before
@@ -174,6 +191,7 @@ def test_a_file_removed_from_output_by_hand_comes_back(site):
 
 
 # --- output directories the builder must refuse ------------------------------------------------------
+
 
 def _refuse(tmp_path: Path, root: Path, output: str, pattern: str = r"^error: refusing to build into ") -> None:
     before = snapshot(tmp_path)
@@ -248,7 +266,7 @@ ESCAPES = ["../../../etc/x/", "/../../x/", "/blog/../../../x/index.html", "a/./.
 
 @pytest.mark.parametrize("permalink", ESCAPES)
 def test_permalink_cannot_write_outside_output(tmp_path, fresh, permalink):
-    write_post(fresh, "evil.md", f"title: Evil\ndate: 2024-01-01\npermalink: \"{permalink}\"")
+    write_post(fresh, "evil.md", f'title: Evil\ndate: 2024-01-01\npermalink: "{permalink}"')
     before = snapshot(tmp_path)
     proc = run_cli("build", "--source", str(fresh))
     after = snapshot(tmp_path)
@@ -276,14 +294,15 @@ def test_permalink_with_double_slashes_stays_inside_output(tmp_path, fresh):
 
 @pytest.mark.parametrize("permalink", ["/", "/feed.xml", "/css/site.css", "/blog/tag/"])
 def test_permalink_that_collides_with_a_generated_page_is_an_error(tmp_path, fresh, permalink):
-    write_post(fresh, "clash.md", f"title: Clash\ndate: 2024-01-01\npermalink: \"{permalink}\"", "CLASH body.\n")
+    write_post(fresh, "clash.md", f'title: Clash\ndate: 2024-01-01\npermalink: "{permalink}"', "CLASH body.\n")
     proc = run_cli("build", "--source", str(fresh))
     assert_one_line_error(proc, r"^error: content/posts/clash\.md")
 
 
 def test_changing_the_permalink_setting_moves_unchanged_posts(site):
-    (site / "site.yml").write_text("title: Test Site\nurl: https://example.org\npermalink: /posts/:slug/\n",
-                                   encoding="utf-8")
+    (site / "site.yml").write_text(
+        "title: Test Site\nurl: https://example.org\npermalink: /posts/:slug/\n", encoding="utf-8"
+    )
     build(site)
     out = site / "output"
     assert (out / "posts/beta/index.html").exists()

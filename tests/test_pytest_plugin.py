@@ -12,9 +12,24 @@ from test_execute import exec_post, line_of
 
 def run_pytest(site, *args: str) -> subprocess.CompletedProcess:
     """pytest on the site's content/, from the site root (test ids are relative to it)."""
-    return subprocess.run([sys.executable, "-m", "pytest", str(site / "content"), "-v", "-p", "no:cacheprovider",
-                           "--rootdir", str(site), *args],
-                          cwd=site, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(site / "content"),
+            "-v",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(site),
+            *args,
+        ],
+        cwd=site,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def outcome(proc, test_id: str) -> str:
@@ -25,7 +40,10 @@ def outcome(proc, test_id: str) -> str:
 
 def test_one_test_per_block(tmp_path):
     site = make_site(tmp_path / "site")
-    post = exec_post(site, "x.md", """
+    post = exec_post(
+        site,
+        "x.md",
+        """
         Prose.
 
         ```python
@@ -43,8 +61,12 @@ def test_one_test_per_block(tmp_path):
         ```python
         print("after the failure")
         ```
-    """)
-    other = exec_post(site, "y.md", """
+    """,
+    )
+    other = exec_post(
+        site,
+        "y.md",
+        """
         ```pycon
         >>> 2 + 2
         4
@@ -57,7 +79,8 @@ def test_one_test_per_block(tmp_path):
         ```output
         hi
         ```
-    """)
+    """,
+    )
     exec_post(site, "plain.md", "```python\nraise SystemExit(1)\n```\n", execute=False)
     proc = run_pytest(site)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -80,11 +103,15 @@ def test_passing_posts_pass_and_share_the_cache_with_check(tmp_path):
     from helpers import run_cli
 
     site = make_site(tmp_path / "site")
-    exec_post(site, "x.md", """
+    exec_post(
+        site,
+        "x.md",
+        """
         ```python
         print("ok")
         ```
-    """)
+    """,
+    )
     proc = run_pytest(site)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
@@ -95,7 +122,10 @@ def test_passing_posts_pass_and_share_the_cache_with_check(tmp_path):
 def test_post_level_failures_fail_a_block(tmp_path):
     """A timeout fails the block that was running; a missing `requires` module fails the post (not skipped)."""
     site = make_site(tmp_path / "site")
-    slow = exec_post(site, "slow.md", """
+    slow = exec_post(
+        site,
+        "slow.md",
+        """
         ```python
         import time
         ```
@@ -107,19 +137,28 @@ def test_post_level_failures_fail_a_block(tmp_path):
         ```python
         print("never")
         ```
-    """, extra="exec: {timeout: 1}")
-    needs = exec_post(site, "needs.md", """
+    """,
+        extra="exec: {timeout: 1}",
+    )
+    needs = exec_post(
+        site,
+        "needs.md",
+        """
         ```python
         import nonexistent_mod
         ```
-    """, extra="exec: {requires: [nonexistent_mod]}")
+    """,
+        extra="exec: {requires: [nonexistent_mod]}",
+    )
     proc = run_pytest(site)
     assert proc.returncode == 1, proc.stdout
     assert outcome(proc, f"content/posts/slow.md::line {line_of(slow, 'import time')}").startswith("PASSED")
     assert outcome(proc, f"content/posts/slow.md::line {line_of(slow, 'time.sleep')}").startswith("FAILED")
     assert outcome(proc, f"content/posts/slow.md::line {line_of(slow, 'never')}").startswith("SKIPPED")
     assert f"content/posts/slow.md:{line_of(slow, 'time.sleep')}: Timeout:" in proc.stdout
-    assert outcome(proc, f"content/posts/needs.md::line {line_of(needs, 'import nonexistent_mod')}").startswith("FAILED")
+    assert outcome(proc, f"content/posts/needs.md::line {line_of(needs, 'import nonexistent_mod')}").startswith(
+        "FAILED"
+    )
     assert "ModuleNotFoundError: the post requires nonexistent_mod" in proc.stdout
 
 

@@ -17,7 +17,6 @@ import tempfile
 import time
 
 import pytest
-
 from helpers import make_site
 from test_execute import exec_post, line_of, out, post_line, summary
 
@@ -56,16 +55,44 @@ def ray_head(tmp_path):
     env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32), RAY_USAGE_STATS_ENABLED="0")
     env.pop("RAY_ADDRESS", None)
     log_path = tmp_path / "ray-head.log"
-    cmd = [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
-           "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", "2",
-           "--include-dashboard=false", "--disable-usage-stats", "--temp-dir", temp_dir,
-           "--dashboard-port", str(free_port()), "--ray-client-server-port", str(free_port()),
-           "--node-manager-port", str(free_port()), "--object-manager-port", str(free_port()),
-           "--metrics-export-port", str(free_port()), "--dashboard-agent-listen-port", str(free_port()),
-           "--dashboard-agent-grpc-port", str(free_port()), "--runtime-env-agent-port", str(free_port())]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ray.scripts.scripts",
+        "start",
+        "--head",
+        "--block",
+        "--node-ip-address",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--num-cpus",
+        "2",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+        "--temp-dir",
+        temp_dir,
+        "--dashboard-port",
+        str(free_port()),
+        "--ray-client-server-port",
+        str(free_port()),
+        "--node-manager-port",
+        str(free_port()),
+        "--object-manager-port",
+        str(free_port()),
+        "--metrics-export-port",
+        str(free_port()),
+        "--dashboard-agent-listen-port",
+        str(free_port()),
+        "--dashboard-agent-grpc-port",
+        str(free_port()),
+        "--runtime-env-agent-port",
+        str(free_port()),
+    ]
     with open(log_path, "wb") as log:
-        head = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        head = subprocess.Popen(
+            cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     try:
         deadline = time.monotonic() + 45
         while b"Ray runtime started" not in log_path.read_bytes():
@@ -90,7 +117,10 @@ def test_check_runs_posts_as_ray_tasks(tmp_path, ray_head):
     address, env = ray_head
     site = make_site(tmp_path / "site")
     for name in ("a.md", "b.md"):
-        exec_post(site, name, f"""
+        exec_post(
+            site,
+            name,
+            f"""
             ```python
             import os
             total = sum(range(10))
@@ -100,27 +130,55 @@ def test_check_runs_posts_as_ray_tasks(tmp_path, ray_head):
             ```output
             45 {name}
             ```
-        """)
-    bad = exec_post(site, "c.md", """
+        """,
+        )
+    bad = exec_post(
+        site,
+        "c.md",
+        """
         ```python
         raise ValueError("on the cluster")
         ```
-    """)
+    """,
+    )
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "site_builder", "check", "--source", str(site),
-                           "--executor", "ray", "--ray-address", address],
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "site_builder",
+            "check",
+            "--source",
+            str(site),
+            "--executor",
+            "ray",
+            "--ray-address",
+            address,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     took = time.perf_counter() - start
     assert proc.returncode == 1, out(proc)
     for name in ("a.md", "b.md"):
-        assert post_line(proc, f"content/posts/{name}").startswith(f"content/posts/{name}: ran (new): 1 passed, 0 failed")
-    assert f"content/posts/c.md:{line_of(bad, 'raise ValueError')}: ValueError: on the cluster" in proc.stdout, out(proc)
+        assert post_line(proc, f"content/posts/{name}").startswith(
+            f"content/posts/{name}: ran (new): 1 passed, 0 failed"
+        )
+    assert f"content/posts/c.md:{line_of(bad, 'raise ValueError')}: ValueError: on the cluster" in proc.stdout, out(
+        proc
+    )
     assert summary(proc) == "2 passed, 1 failed"
     assert took < 60, took
 
     # the results are in the site's cache, as with local runs
-    proc = subprocess.run([sys.executable, "-m", "site_builder", "check", "--source", str(site)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "site_builder", "check", "--source", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert post_line(proc, "content/posts/a.md").startswith("content/posts/a.md: cached:"), out(proc)
 
 
@@ -128,11 +186,26 @@ def test_unreachable_ray_address_is_one_error_line(tmp_path):
     site = make_site(tmp_path / "site")
     exec_post(site, "a.md", "```python\nprint(1)\n```\n")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "site_builder", "check", "--source", str(site),
-                           "--executor", "ray", "--ray-address", f"127.0.0.1:{free_port()}"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "site_builder",
+            "check",
+            "--source",
+            str(site),
+            "--executor",
+            "ray",
+            "--ray-address",
+            f"127.0.0.1:{free_port()}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, out(proc)
     assert time.perf_counter() - start < 30
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the Ray cluster at --ray-address 127.0.0.1:"), out(proc)
-
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the Ray cluster at --ray-address 127.0.0.1:"), (
+        out(proc)
+    )

@@ -13,16 +13,18 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, chromium, make_site, wait_for, write_post
-
 
 
 class Server:
     def __init__(self, root: Path):
         self.root = root
-        self.proc = subprocess.Popen([sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.lines: list[str] = []
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -128,8 +130,9 @@ def test_broken_front_matter_shows_an_overlay_and_fixing_it_clears_it(server, si
     assert "content/posts/hello.md" in text and "YAML" in text
     assert server.proc.poll() is None, "the server keeps running after a build error"
     post.write_text(good.replace("The first version", "The fixed version"))
-    wait_for(lambda: not browser.find_elements("id", "site-builder-error")
-             and "The fixed version" in article_text(browser))
+    wait_for(
+        lambda: not browser.find_elements("id", "site-builder-error") and "The fixed version" in article_text(browser)
+    )
 
 
 def test_css_edit_swaps_the_stylesheet_without_a_reload(server, site, browser):
@@ -155,8 +158,15 @@ def test_paths_are_confined_to_the_site(server):
     outside.write_text("secret")
     (server.output / "link-out").symlink_to(outside)
     try:
-        for target in ("/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2f..%2fetc%2fpasswd",
-                       "//etc/passwd", "/%2fetc%2fpasswd", "/link-out", "/blog/..%5c..%5cetc%5cpasswd"):
+        for target in (
+            "/../../../../etc/passwd",
+            "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+            "/..%2f..%2f..%2fetc%2fpasswd",
+            "//etc/passwd",
+            "/%2fetc%2fpasswd",
+            "/link-out",
+            "/blog/..%5c..%5cetc%5cpasswd",
+        ):
             status, body = server.raw_get(target)
             assert status == 404, target
             assert b"root:" not in body and b"secret" not in body, target
@@ -203,6 +213,7 @@ def test_binds_to_localhost_and_ctrl_c_stops_cleanly(site):
 
 # --- what a writer sees change while serving ------------------------------------------------------------------------
 
+
 def page_text(server: Server, url: str) -> str:
     status, body = server.raw_get(url)
     return f"{status} {body.decode()}"
@@ -223,7 +234,9 @@ def test_a_tag_change_updates_the_tag_pages(server, site):
     assert "Hello" in page_text(server, "/blog/tag/a/")
     post = site / "content" / "posts" / "hello.md"
     post.write_text(post.read_text().replace("tags: [a]", "tags: [b]"))
-    wait_for(lambda: page_text(server, "/blog/tag/b/").startswith("200") and "Hello" in page_text(server, "/blog/tag/b/"))
+    wait_for(
+        lambda: page_text(server, "/blog/tag/b/").startswith("200") and "Hello" in page_text(server, "/blog/tag/b/")
+    )
     assert page_text(server, "/blog/tag/a/").startswith("404"), "a tag no post has any more has no page"
     assert "/blog/tag/b/" in page_text(server, "/blog/tag/")
 
@@ -293,13 +306,18 @@ def test_a_burst_of_events_is_one_rebuild(tmp_path):
 
 # --- the rebuilds `serve` runs (changed files known, pages first, feeds later) equal full builds ------------------
 
-SITE_YML = ("title: Live Site\nurl: https://example.org\nposts_per_page: 2\nlanguage: en\n"
-            "languages:\n  en:\n    name: English\n  zh:\n    name: 中文\n")
+SITE_YML = (
+    "title: Live Site\nurl: https://example.org\nposts_per_page: 2\nlanguage: en\n"
+    "languages:\n  en:\n    name: English\n  zh:\n    name: 中文\n"
+)
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".site-builder"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != ".site-builder"
+    }
 
 
 class Session:
@@ -364,8 +382,12 @@ def post(title: str, date: str, tags: str = "[a]", body: str = "Some text.\n", e
 def session(tmp_path: Path) -> Session:
     root = make_site(tmp_path / "site", SITE_YML)
     for i in range(7):
-        write_post(root, f"p{i}.md", f"title: Post {i}\ndate: 202{i % 3}-0{i + 1}-1{i}\ntags: [t{i % 3}, common]",
-                   f"Body of post {i}.\n\n```python\nprint({i})\n```\n\nMath $x^{i}$.\n")
+        write_post(
+            root,
+            f"p{i}.md",
+            f"title: Post {i}\ndate: 202{i % 3}-0{i + 1}-1{i}\ntags: [t{i % 3}, common]",
+            f"Body of post {i}.\n\n```python\nprint({i})\n```\n\nMath $x^{i}$.\n",
+        )
     write_post(root, "p0.zh.md", "title: 帖子零\ndate: 2020-01-10\ntags: [t0]", "中文正文。\n")
     write_post(root, "solo.zh.md", "title: 只有中文\ndate: 2021-05-05\ntags: [zh-only]", "只有中文的帖子。\n")
     return Session(root, tmp_path)
@@ -380,22 +402,32 @@ def test_rebuilds_as_serve_runs_them_equal_full_builds(session):
     assert quick in s.save(("p3.md", text.replace("Body of post 3.", "A much longer body. " * 400))).timings
     assert quick in s.save(("p3.md", text.replace("title: Post 3", "title: Post three"))).timings  # lists show it
     assert s.early == [["/blog/2020/p3/index.html"]], "the post's page first, then its lists and neighbours"
-    assert quick in s.save(("p1.md", (posts / "p1.md").read_text().replace("date:", "summary: A summary.\ndate:"))).timings
-    assert quick not in s.save(("p4.md", (posts / "p4.md").read_text().replace("[t1, common]", "[t1, brand-new]"))).timings
+    assert (
+        quick in s.save(("p1.md", (posts / "p1.md").read_text().replace("date:", "summary: A summary.\ndate:"))).timings
+    )
+    assert (
+        quick not in s.save(("p4.md", (posts / "p4.md").read_text().replace("[t1, common]", "[t1, brand-new]"))).timings
+    )
     s.save(("p5.md", (posts / "p5.md").read_text().replace("date: 2022-06-15", "date: 2019-06-15")))  # year, order
-    assert quick in s.save(("p0.zh.md", post("帖子零，新标题", "2020-01-10", "[t0]", "中文正文。\n"))).timings  # a translation
+    assert (
+        quick in s.save(("p0.zh.md", post("帖子零，新标题", "2020-01-10", "[t0]", "中文正文。\n"))).timings
+    )  # a translation
     s.save(("p0.zh.md", post("帖子零", "2020-01-10", "[t0]", "中文正文。\n")))
-    s.save(("new.md", post("A new post", "2023-01-01", "[t0, fresh]")))                      # added
-    s.save(("p2.md", None))                                                                  # deleted
+    s.save(("new.md", post("A new post", "2023-01-01", "[t0, fresh]")))  # added
+    s.save(("p2.md", None))  # deleted
     s.save(("p6.md", (posts / "p6.md").read_text().replace("tags:", "draft: true\ntags:")))  # now a draft
-    s.save(("p6.md", (posts / "p6.md").read_text().replace("draft: true\n", "")))            # published again
-    s.save(("p1.zh.md", post("帖子一", "2021-02-11", "[t1]", "翻译。\n")))                      # a translation appears
-    s.save(("p0.zh.md", None))                                                               # one disappears
+    s.save(("p6.md", (posts / "p6.md").read_text().replace("draft: true\n", "")))  # published again
+    s.save(("p1.zh.md", post("帖子一", "2021-02-11", "[t1]", "翻译。\n")))  # a translation appears
+    s.save(("p0.zh.md", None))  # one disappears
     s.save(("solo.zh.md", (posts / "solo.zh.md").read_text().replace("只有中文的帖子", "改过的中文帖子")))
-    s.save(("p0.md", (posts / "p0.md").read_text().replace("Body of post 0", "Edited zero")),
-           ("p1.md", (posts / "p1.md").read_text().replace("Body of post 1", "Edited one")))
-    s.save(("p4.md", (posts / "p4.md").read_text().replace("lang", "lang") + "\nMore.\n"),
-           ("p5.md", (posts / "p5.md").read_text().replace("title: Post 5", "title: Post five")))
+    s.save(
+        ("p0.md", (posts / "p0.md").read_text().replace("Body of post 0", "Edited zero")),
+        ("p1.md", (posts / "p1.md").read_text().replace("Body of post 1", "Edited one")),
+    )
+    s.save(
+        ("p4.md", (posts / "p4.md").read_text().replace("lang", "lang") + "\nMore.\n"),
+        ("p5.md", (posts / "p5.md").read_text().replace("title: Post 5", "title: Post five")),
+    )
     s.save(("p0.md", (posts / "p0.md").read_text().replace("tags:", "translation_key: other\ntags:")))
 
 
@@ -460,7 +492,7 @@ def test_rebuilds_with_local_images_equal_full_builds(tmp_path):
     assert "load+render (quick)" in s.save(("trip.md", text.replace("Look.", "Look at this."))).timings
     Image.new("RGB", (1200, 500), (40, 200, 40)).save(posts / "pier.jpg")  # the photo replaced
     s.rebuild(["content/posts/pier.jpg"])
-    Image.new("RGB", (700, 700), (40, 40, 200)).save(posts / "boat.jpg")   # a new photo, then the post shows it
+    Image.new("RGB", (700, 700), (40, 40, 200)).save(posts / "boat.jpg")  # a new photo, then the post shows it
     s.rebuild(["content/posts/boat.jpg"])
     s.save(("trip.md", text.replace("Look.", "Look.\n\n![A boat](boat.jpg)")))
     assert "/blog/2025/trip/boat.jpg" in s.early[0], "the page's new photo is in place when the page reloads"

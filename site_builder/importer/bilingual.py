@@ -33,8 +33,9 @@ def _has_content(node) -> bool:
 
 
 def _text(nodes: list) -> str:
-    return "".join(str(n) if isinstance(n, NavigableString) else n.get_text() for n in nodes
-                   if not isinstance(n, Comment))
+    return "".join(
+        str(n) if isinstance(n, NavigableString) else n.get_text() for n in nodes if not isinstance(n, Comment)
+    )
 
 
 def _lines(p: Tag) -> list[list] | None:
@@ -47,8 +48,11 @@ def _lines(p: Tag) -> list[list] | None:
             if child.name == "br":
                 lines.append([])
                 continue
-            if (child.name in _NOT_IN_A_LINE or child.has_attr("data-md-block")
-                    or child.find(lambda t: t.name in _NOT_IN_A_LINE or t.has_attr("data-md-block")) is not None):
+            if (
+                child.name in _NOT_IN_A_LINE
+                or child.has_attr("data-md-block")
+                or child.find(lambda t: t.name in _NOT_IN_A_LINE or t.has_attr("data-md-block")) is not None
+            ):
                 return None
         lines[-1].append(child)
     if not all(any(_has_content(n) for n in line) for line in lines):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from site_builder.importer import bilingual, images, prepare
 from site_builder.importer.html2md import Doc

@@ -26,20 +26,20 @@ _WP_NS = "http://wordpress.org/export/"
 class Entry:
     """One post as the feed describes it, before any conversion."""
 
-    index: int                      # 1-based position in the feed
+    index: int  # 1-based position in the feed
     title: str
-    link: str                       # as written (may be relative or empty)
+    link: str  # as written (may be relative or empty)
     id: str | None
     published: datetime | None
     updated: datetime | None
     tags: list[str]
-    html: str                       # the body: content, else the summary
-    summary_html: str               # the feed's own summary ("" if none)
-    summary_only: bool              # True when the feed had no content, only a summary
-    base: str                       # base URL for relative links in `html`
-    lang: str | None                # xml:lang written on the entry or its content
-    line: int | None = None         # line of the entry in the feed file, when known
-    slug_hint: str = ""             # e.g. WordPress post_name
+    html: str  # the body: content, else the summary
+    summary_html: str  # the feed's own summary ("" if none)
+    summary_only: bool  # True when the feed had no content, only a summary
+    base: str  # base URL for relative links in `html`
+    lang: str | None  # xml:lang written on the entry or its content
+    line: int | None = None  # line of the entry in the feed file, when known
+    slug_hint: str = ""  # e.g. WordPress post_name
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Feed:
     lang: str | None
     entries: list[Entry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)   # informational, not problems
+    notes: list[str] = field(default_factory=list)  # informational, not problems
 
 
 @dataclass
@@ -60,8 +60,8 @@ class _Scanned:
     """What feedparser does not report faithfully: per-entry xml:base/xml:lang and line numbers."""
 
     line: int
-    base: str | None = None         # xml:base in effect on the entry's content
-    lang: str | None = None         # xml:lang written on the entry or its content
+    base: str | None = None  # xml:base in effect on the entry's content
+    lang: str | None = None  # xml:lang written on the entry or its content
 
 
 def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
@@ -212,8 +212,13 @@ def read_feed(path: Path) -> Feed:
     meta = parsed.get("feed", {})
     feed_link = meta.get("link", "") or ""
     feed_lang = scanned_lang or meta.get("language") or None
-    feed = Feed(path=path, title=_text_of(meta.get("title_detail"), meta.get("title", "")),
-                link=feed_link, lang=feed_lang, warnings=warnings)
+    feed = Feed(
+        path=path,
+        title=_text_of(meta.get("title_detail"), meta.get("title", "")),
+        link=feed_link,
+        lang=feed_lang,
+        warnings=warnings,
+    )
 
     wxr = _is_wxr(parsed)
     dropped: dict[str, int] = {}
@@ -243,22 +248,24 @@ def read_feed(path: Path) -> Feed:
         if not base:
             base = urljoin(feed_link, link) if feed_link else link
         base = base or feed_link
-        feed.entries.append(Entry(
-            index=i,
-            title=_text_of(e.get("title_detail"), e.get("title", "")),
-            link=link,
-            id=e.get("id") or None,
-            published=_parse_date(e.get("published"), e.get("published_parsed")),
-            updated=_updated(e, wxr),
-            tags=[t.get("term") or t.get("label") for t in e.get("tags", []) if (t.get("term") or t.get("label"))],
-            html=content_html or summary_html,
-            summary_html=summary_html,
-            summary_only=not content_html and bool(summary_html.strip()),
-            base=base,
-            lang=scan.lang if scan is not None else None,
-            line=scan.line if scan is not None else None,
-            slug_hint=e.get("wp_post_name", "") if wxr else "",
-        ))
+        feed.entries.append(
+            Entry(
+                index=i,
+                title=_text_of(e.get("title_detail"), e.get("title", "")),
+                link=link,
+                id=e.get("id") or None,
+                published=_parse_date(e.get("published"), e.get("published_parsed")),
+                updated=_updated(e, wxr),
+                tags=[t.get("term") or t.get("label") for t in e.get("tags", []) if (t.get("term") or t.get("label"))],
+                html=content_html or summary_html,
+                summary_html=summary_html,
+                summary_only=not content_html and bool(summary_html.strip()),
+                base=base,
+                lang=scan.lang if scan is not None else None,
+                line=scan.line if scan is not None else None,
+                slug_hint=e.get("wp_post_name", "") if wxr else "",
+            )
+        )
     if dropped:
         what = ", ".join(f"{n} {k}" for k, n in sorted(dropped.items()))
         feed.notes.append(f"{path}: WordPress export: imported published posts only; left out {what}")

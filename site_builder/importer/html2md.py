@@ -3,22 +3,71 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from bs4 import BeautifulSoup, NavigableString, Tag
-from markdownify import (ATX, MarkdownConverter, chomp, should_remove_whitespace_inside,
-                         should_remove_whitespace_outside)
+from markdownify import ATX, MarkdownConverter, chomp, should_remove_whitespace_inside, should_remove_whitespace_outside
 
-from site_builder.importer.text import (escape_alt, escape_text, is_punct, is_space, md_title, md_url,
-                                        useful_alt)
+from site_builder.importer.text import escape_alt, escape_text, is_punct, is_space, md_title, md_url, useful_alt
 
 _BLOCK_TOKEN = "\x00B{}\x00"
 _BLOCK_LINE = re.compile(r"^(?P<prefix>.*?)\x00B(?P<n>\d+)\x00[ \t]*$", re.M)
-_INLINE_PARENTS = {"a", "em", "i", "strong", "b", "span", "code", "sup", "sub", "small", "mark",
-                   "u", "s", "del", "ins", "abbr", "cite", "q", "label", "font", "time"}
-_BLOCK_NAMES = {"p", "div", "li", "ul", "ol", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
-                "pre", "table", "tr", "td", "th", "section", "article", "figure", "figcaption",
-                "dl", "dt", "dd", "hr", "header", "footer", "aside", "main", "nav", "details"}
+_INLINE_PARENTS = {
+    "a",
+    "em",
+    "i",
+    "strong",
+    "b",
+    "span",
+    "code",
+    "sup",
+    "sub",
+    "small",
+    "mark",
+    "u",
+    "s",
+    "del",
+    "ins",
+    "abbr",
+    "cite",
+    "q",
+    "label",
+    "font",
+    "time",
+}
+_BLOCK_NAMES = {
+    "p",
+    "div",
+    "li",
+    "ul",
+    "ol",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "section",
+    "article",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "hr",
+    "header",
+    "footer",
+    "aside",
+    "main",
+    "nav",
+    "details",
+}
 _LOOSE_CHILDREN = {"p", "div", "blockquote", "pre", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "figure"}
 
 
@@ -30,7 +79,7 @@ class Doc:
         self.base = base
         self.warn = warn
         self.soup = BeautifulSoup(html, "html.parser")
-        self.blocks: list[tuple[str, str]] = []     # (Markdown block, inline fallback)
+        self.blocks: list[tuple[str, str]] = []  # (Markdown block, inline fallback)
         self.inlines: list[str] = []
         self.footnotes: list[tuple[str, str]] = []  # (label, Markdown text)
         self.converter = PostConverter(self)
@@ -99,8 +148,11 @@ def _edge_char(node, forward: bool) -> str:
     while node is not None:
         sib = node.next_sibling if forward else node.previous_sibling
         while sib is not None:
-            text = sib if isinstance(sib, NavigableString) else (
-                "" if sib.name in ("br",) else ("x" if sib.has_attr("data-md-inline") else sib.get_text()))
+            text = (
+                sib
+                if isinstance(sib, NavigableString)
+                else ("" if sib.name in ("br",) else ("x" if sib.has_attr("data-md-inline") else sib.get_text()))
+            )
             if isinstance(sib, Tag) and sib.name in _BLOCK_NAMES:
                 return ""
             if text:
@@ -112,7 +164,16 @@ def _edge_char(node, forward: bool) -> str:
     return ""
 
 
-_SAME = {"em": "em", "i": "em", "cite": "em", "strong": "strong", "b": "strong", "del": "del", "s": "del", "strike": "del"}
+_SAME = {
+    "em": "em",
+    "i": "em",
+    "cite": "em",
+    "strong": "strong",
+    "b": "strong",
+    "del": "del",
+    "s": "del",
+    "strike": "del",
+}
 
 
 def _touches_same(el: Tag) -> bool:
@@ -159,11 +220,13 @@ class PostConverter(MarkdownConverter):
         if "pre" not in parent_tags:
             text = re.sub(r"[\t \r\n]*[\r\n][\t \r\n]*", "\n", text)
             text = re.sub(r"[\t ]+", " ", text)
-        if (should_remove_whitespace_outside(el.previous_sibling)
-                or (should_remove_whitespace_inside(el.parent) and not el.previous_sibling)):
+        if should_remove_whitespace_outside(el.previous_sibling) or (
+            should_remove_whitespace_inside(el.parent) and not el.previous_sibling
+        ):
             text = text.lstrip(" \t\r\n")
-        if (should_remove_whitespace_outside(el.next_sibling)
-                or (should_remove_whitespace_inside(el.parent) and not el.next_sibling)):
+        if should_remove_whitespace_outside(el.next_sibling) or (
+            should_remove_whitespace_inside(el.parent) and not el.next_sibling
+        ):
             text = text.rstrip()
         if "_noformat" not in parent_tags:
             prev = el.previous_sibling
@@ -179,7 +242,7 @@ class PostConverter(MarkdownConverter):
     def convert_div(self, el, text, parent_tags):
         key = el.get("data-md-block")
         if key is not None:
-            markdown, inline = self.doc.blocks[int(key)]
+            _markdown, inline = self.doc.blocks[int(key)]
             if "_inline" in parent_tags:
                 return inline
             return "\n\n" + _BLOCK_TOKEN.format(key) + "\n\n"
@@ -240,6 +303,7 @@ class PostConverter(MarkdownConverter):
             if "_noformat" in parent_tags or not text.strip():
                 return text
             return f"<{tag}>{text}</{tag}>"
+
         return convert
 
     convert_sub = _raw_inline("sub")

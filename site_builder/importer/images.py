@@ -140,7 +140,7 @@ def _gallery(doc: Doc, layout: str, pairs: list[tuple[Tag, Tag]], caption: Tag |
         lines.append(": " + cap)
     if caption is not None:
         caption.decompose()
-    return doc.block("\n".join(lines), " ".join(lines[1:1 + len(pairs)]))
+    return doc.block("\n".join(lines), " ".join(lines[1 : 1 + len(pairs)]))
 
 
 def _single(doc: Doc, img: Tag, unit: Tag, caption: Tag | None, scope: Tag | None = None) -> Tag:
@@ -172,7 +172,9 @@ def convert_galleries(doc: Doc) -> None:
             continue
         caption = None
         if el.name == "figure":
-            caption = el.find("figcaption", class_="gallery-caption", recursive=False) or el.find("figcaption", recursive=False)
+            caption = el.find("figcaption", class_="gallery-caption", recursive=False) or el.find(
+                "figcaption", recursive=False
+            )
         after = _next_tag(el)
         if caption is None and _is_caption(after):
             caption = after

@@ -10,25 +10,40 @@ from bs4 import Comment, NavigableString, Tag
 from site_builder.importer.html2md import Doc
 
 _CODE_SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "math"}
-_URL_ATTRS = {"a": ["href", "data-pswp-src"], "img": ["src", "data-src"], "source": ["src"],
-              "iframe": ["src"], "video": ["src", "poster"], "audio": ["src"], "embed": ["src"],
-              "object": ["data"], "track": ["src"], "link": ["href"]}
+_URL_ATTRS = {
+    "a": ["href", "data-pswp-src"],
+    "img": ["src", "data-src"],
+    "source": ["src"],
+    "iframe": ["src"],
+    "video": ["src", "poster"],
+    "audio": ["src"],
+    "embed": ["src"],
+    "object": ["data"],
+    "track": ["src"],
+    "link": ["href"],
+}
 _NO_LANG = {"plaintext", "plain", "none", "nohighlight", "no-highlight", "highlight", "highlighter-rouge"}
 _LANG_CLASS = re.compile(r"^(?:language|lang|highlight|brush)[-:]?(?P<lang>[\w+#.-]+)$")
 # Code "languages" a Jekyll theme renders in the browser into something else.
-_CLIENT_RENDERED = {"pseudocode", "mermaid", "typograms", "diff2html", "chart", "echarts",
-                    "vega_lite", "geojson", "plotly", "tikzjax", "abc", "wavedrom", "markmap"}
+_CLIENT_RENDERED = {
+    "pseudocode",
+    "mermaid",
+    "typograms",
+    "diff2html",
+    "chart",
+    "echarts",
+    "vega_lite",
+    "geojson",
+    "plotly",
+    "tikzjax",
+    "abc",
+    "wavedrom",
+    "markmap",
+}
 
-KNOWN_TAGS = set("""a abbr acronym address area article aside audio b base bdi bdo big blockquote body br
-button canvas caption center cite code col colgroup data datalist dd del details dfn dialog div dl dt em
-embed fieldset figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img
-input ins kbd label legend li link main map mark menu meta meter nav noscript object ol optgroup option
-output p param picture pre progress q rp rt ruby s samp script section select small source span strike
-strong style sub summary sup table tbody td template textarea tfoot th thead time title tr track tt u ul
-var video wbr svg math semantics annotation mrow mi mo mn ms mtext mfrac msqrt mroot msub msup msubsup
-munder mover munderover mtable mtr mtd mspace mstyle mpadded mphantom menclose annotation-xml
-path g circle rect line polyline polygon ellipse defs use text tspan symbol clippath lineargradient stop
-""".split())
+KNOWN_TAGS = set(
+    ["a", "abbr", "acronym", "address", "area", "article", "aside", "audio", "b", "base", "bdi", "bdo", "big", "blockquote", "body", "br", "button", "canvas", "caption", "center", "cite", "code", "col", "colgroup", "data", "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure", "font", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i", "iframe", "img", "input", "ins", "kbd", "label", "legend", "li", "link", "main", "map", "mark", "menu", "meta", "meter", "nav", "noscript", "object", "ol", "optgroup", "option", "output", "p", "param", "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "script", "section", "select", "small", "source", "span", "strike", "strong", "style", "sub", "summary", "sup", "table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "time", "title", "tr", "track", "tt", "u", "ul", "var", "video", "wbr", "svg", "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mfrac", "msqrt", "mroot", "msub", "msup", "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mspace", "mstyle", "mpadded", "mphantom", "menclose", "annotation-xml", "path", "g", "circle", "rect", "line", "polyline", "polygon", "ellipse", "defs", "use", "text", "tspan", "symbol", "clippath", "lineargradient", "stop"]
+)
 
 
 def resolve_urls(doc: Doc) -> None:
@@ -38,8 +53,10 @@ def resolve_urls(doc: Doc) -> None:
     for img in doc.soup.find_all("img"):
         src = (img.get("src") or "").strip()
         if src and not src.startswith("data:") and not re.match(r"^([a-z][a-z0-9+.-]*:)?//", src, re.I):
-            doc.warn(f"image {src} has no host in the feed: put the file at content/{src.lstrip('/')} "
-                     f"(or give the full URL) before building")
+            doc.warn(
+                f"image {src} has no host in the feed: put the file at content/{src.lstrip('/')} "
+                f"(or give the full URL) before building"
+            )
 
 
 def _resolve_against_base(doc: Doc) -> None:
@@ -50,7 +67,9 @@ def _resolve_against_base(doc: Doc) -> None:
                 if not value or not isinstance(value, str):
                     continue
                 value = value.strip()
-                if value.startswith(("#", "data:", "mailto:", "javascript:", "tel:")) or re.match(r"^[a-z][a-z0-9+.-]*:", value, re.I):
+                if value.startswith(("#", "data:", "mailto:", "javascript:", "tel:")) or re.match(
+                    r"^[a-z][a-z0-9+.-]*:", value, re.I
+                ):
                     continue
                 el[attr] = urljoin(doc.base, value)
 
@@ -80,6 +99,7 @@ def strip_noise(doc: Doc) -> None:
 
 # --- code ---------------------------------------------------------------------------------------
 
+
 def _classes(el: Tag) -> list[str]:
     cls = el.get("class") or []
     return cls.split() if isinstance(cls, str) else list(cls)
@@ -106,8 +126,12 @@ def _is_code_wrapper(el: Tag) -> bool:
         return True
     if el.name in ("div", "figure") and el.find("pre") is not None:
         cls = _classes(el)
-        return ("highlighter-rouge" in cls or "highlight" in cls or "codehilite" in cls
-                or any(c.startswith("language-") for c in cls))
+        return (
+            "highlighter-rouge" in cls
+            or "highlight" in cls
+            or "codehilite" in cls
+            or any(c.startswith("language-") for c in cls)
+        )
     return False
 
 
@@ -135,8 +159,11 @@ def convert_code_blocks(doc: Doc) -> None:
         el = doc.soup.find(lambda t: isinstance(t, Tag) and _is_code_wrapper(t))
         if el is None:
             return
-        pres = [p for p in ([el] if el.name == "pre" else el.find_all("pre"))
-                if not ({"lineno", "gutter"} & set(_classes(p))) and not p.find_parent(class_="gutter")]
+        pres = [
+            p
+            for p in ([el] if el.name == "pre" else el.find_all("pre"))
+            if not ({"lineno", "gutter"} & set(_classes(p))) and not p.find_parent(class_="gutter")
+        ]
         pre = pres[-1] if pres else el.find("pre")
         lang = _code_lang(pre.find("code"), pre, el.find("code"), el, el.parent if el.name == "pre" else None)
         if lang.lower() in _NO_LANG:
@@ -149,6 +176,7 @@ def convert_code_blocks(doc: Doc) -> None:
 
 
 # --- math ---------------------------------------------------------------------------------------
+
 
 def _math_tag(doc: Doc, tex: str, display: bool, label: str = "") -> Tag:
     tex = tex.strip()
@@ -201,18 +229,18 @@ def _find_math(text: str):
             if end < 0:
                 pos = m.end()
                 continue
-            yield start, end + 2, text[m.end():end], d == "\\["
+            yield start, end + 2, text[m.end() : end], d == "\\["
             pos = end + 2
         elif d == "$$":
             end = text.find("$$", m.end())
-            if end < 0 or not text[m.end():end].strip():
+            if end < 0 or not text[m.end() : end].strip():
                 pos = m.end()
                 continue
-            yield start, end + 2, text[m.end():end], True
+            yield start, end + 2, text[m.end() : end], True
             pos = end + 2
         else:
             # `$tex$`: no space just inside, no digit right after the closing `$`, one paragraph
-            nxt = text[m.end():m.end() + 1]
+            nxt = text[m.end() : m.end() + 1]
             if not nxt or nxt.isspace():
                 pos = m.end()
                 continue
@@ -222,16 +250,16 @@ def _find_math(text: str):
                 end = text.find("$", search)
                 if end < 0:
                     break
-                if text[end - 1] == "\\" or text[end + 1:end + 2] == "$":
-                    search = end + 1 + (text[end + 1:end + 2] == "$")
+                if text[end - 1] == "\\" or text[end + 1 : end + 2] == "$":
+                    search = end + 1 + (text[end + 1 : end + 2] == "$")
                     continue
                 found = end
                 break
             if found is None:
                 pos = m.end()
                 continue
-            body = text[m.end():found]
-            after = text[found + 1:found + 2]
+            body = text[m.end() : found]
+            after = text[found + 1 : found + 2]
             if body[-1:].isspace() or after.isdigit() or "\n\n" in body:
                 pos = m.end()
                 continue
@@ -348,6 +376,7 @@ def _next_tag(el: Tag):
 
 # --- everything else ----------------------------------------------------------------------------
 
+
 def convert_tabs(doc: Doc) -> None:
     """jekyll-tabs (`ul.tab` + `ul.tab-content`) -> one bold-titled section per tab."""
     for tabs in doc.soup.find_all("ul", class_="tab"):
@@ -357,7 +386,7 @@ def convert_tabs(doc: Doc) -> None:
         names = [li.get_text(" ", strip=True) for li in tabs.find_all("li", recursive=False)]
         panes = content.find_all("li", recursive=False)
         wrapper = doc.soup.new_tag("div")
-        for name, pane in zip(names, panes):
+        for name, pane in zip(names, panes, strict=False):
             title = doc.soup.new_tag("p")
             strong = doc.soup.new_tag("strong")
             strong.string = name
@@ -378,7 +407,7 @@ def _original_tag_text(doc: Doc, el: Tag) -> str:
     lines = doc.html.split("\n")
     if line - 1 >= len(lines):
         return f"<{el.name}>"
-    rest = "\n".join(lines[line - 1:])[col:]
+    rest = "\n".join(lines[line - 1 :])[col:]
     m = re.match(r"<[^<>]*>", rest)
     return m.group() if m else f"<{el.name}>"
 
@@ -388,6 +417,7 @@ _INTERACTIVE = {"iframe", "video", "audio", "embed", "object", "canvas", "form",
 
 def convert_interactive(doc: Doc) -> None:
     """Embeds, players, widgets and custom elements stay raw HTML, with a warning."""
+
     def interactive(t) -> bool:
         return isinstance(t, Tag) and (t.name in _INTERACTIVE or "-" in t.name)
 
@@ -418,5 +448,8 @@ def tidy_breaks(doc: Doc) -> None:
         sib = br.next_sibling
         while isinstance(sib, NavigableString) and not str(sib).strip():
             sib = sib.next_sibling
-        if sib is None or (isinstance(sib, Tag) and (sib.name in ("p", "div", "ul", "ol", "table", "blockquote", "pre") or sib.has_attr("data-md-block"))):
+        if sib is None or (
+            isinstance(sib, Tag)
+            and (sib.name in ("p", "div", "ul", "ol", "table", "blockquote", "pre") or sib.has_attr("data-md-block"))
+        ):
             br.decompose()

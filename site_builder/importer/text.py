@@ -47,13 +47,11 @@ def _escape_inline(text: str, brackets: bool = False) -> str:
         if ch == "\\":
             # a backslash is literal unless ASCII punctuation or a line end follows it
             out.append("\\\\" if (not nxt or nxt in _ASCII_PUNCT) else ch)
-        elif ch in "`$":
-            out.append("\\" + ch)
-        elif ch in "[]" and brackets:
+        elif ch in "`$" or (ch in "[]" and brackets):
             out.append("\\" + ch)
         elif ch == "[":
             close = text.find("]", i + 1)
-            risky = nxt == "^" or (close >= 0 and text[close + 1:close + 2] in ("(", "[", ":"))
+            risky = nxt == "^" or (close >= 0 and text[close + 1 : close + 2] in ("(", "[", ":"))
             out.append("\\[" if risky else ch)
         elif ch == "*":
             out.append(ch if (prev and nxt and prev.isspace() and nxt.isspace()) else "\\*")
@@ -62,7 +60,7 @@ def _escape_inline(text: str, brackets: bool = False) -> str:
         elif ch == "<":
             out.append("\\<" if (nxt.isalpha() or nxt in "/!?") else ch)
         elif ch == "&":
-            out.append("\\&" if re.match(r"&#?\w+;", text[i:i + 34]) else ch)
+            out.append("\\&" if re.match(r"&#?\w+;", text[i : i + 34]) else ch)
         elif ch == "~":
             out.append("\\~" if ("~" in (prev, nxt)) else ch)
         else:
@@ -75,10 +73,10 @@ def _escape_line_start(line: str) -> str:
     if not m:
         return line
     lead = m.group("lead")
-    rest = line[len(lead):]
+    rest = line[len(lead) :]
     if m.group("num") is not None:
         num = m.group("num")
-        return f"{lead}{num}\\{rest[len(num):]}"
+        return f"{lead}{num}\\{rest[len(num) :]}"
     return f"{lead}\\{rest}"
 
 
@@ -115,8 +113,15 @@ def useful_alt(alt: str, url: str) -> str:
 
 def md_url(url: str) -> str:
     """A link destination that survives Markdown: spaces, parentheses and angle brackets encoded."""
-    return (url.strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
-            .replace("<", "%3C").replace(">", "%3E").replace("\n", ""))
+    return (
+        url.strip()
+        .replace(" ", "%20")
+        .replace("(", "%28")
+        .replace(")", "%29")
+        .replace("<", "%3C")
+        .replace(">", "%3E")
+        .replace("\n", "")
+    )
 
 
 def md_title(title: str) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 from urllib.parse import unquote, urlsplit
 
 import yaml
@@ -45,8 +45,8 @@ def _shorten(text: str, limit: int = _SUMMARY_MAX) -> str:
     if len(text) <= limit:
         return text
     cut = text[:limit]
-    if " " in cut[limit // 2:]:
-        cut = cut[:cut.rfind(" ")]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rfind(" ")]
     return cut.rstrip(" ,;:") + "…"
 
 
@@ -158,8 +158,7 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def import_feed(feed_path: Path, into: Path, force: bool = False,
-                log: Callable[[str], None] = print) -> ImportReport:
+def import_feed(feed_path: Path, into: Path, force: bool = False, log: Callable[[str], None] = print) -> ImportReport:
     """Write one Markdown post per feed entry into `into`; never overwrite without `force`."""
     feed_path, into = Path(feed_path), Path(into)
     feed = read_feed(feed_path)
@@ -195,8 +194,10 @@ def import_feed(feed_path: Path, into: Path, force: bool = False,
         for msg in entry_msgs:
             warn(f"{where}: {label} -> {path.name}: {msg}")
         if entry.summary_only:
-            warn(f"{where}: {label} -> {path.name}: the feed has only a summary of this post; "
-                 "the body is that summary, not the full text")
+            warn(
+                f"{where}: {label} -> {path.name}: the feed has only a summary of this post; "
+                "the body is that summary, not the full text"
+            )
         if not body.strip():
             warn(f"{where}: {label} -> {path.name}: the entry has no text; wrote a post with an empty body")
         if not entry.title:

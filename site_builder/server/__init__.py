@@ -22,7 +22,6 @@ from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
 from site_builder.write import find_theme
 
-
 RELOAD_WAIT = 0.5  # seconds a rebuild waits at most for open pages to reload before writing lists and feeds
 
 
@@ -37,7 +36,9 @@ class DevSite:
     log: object = print
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_error: str = ""
-    pending: set[str] | None = field(default_factory=set)  # files changed since the last build that succeeded (None: unknown)
+    pending: set[str] | None = field(
+        default_factory=set
+    )  # files changed since the last build that succeeded (None: unknown)
     interrupt: threading.Event = field(default_factory=threading.Event)  # set by the watcher: a newer change is coming
 
     def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
@@ -69,9 +70,15 @@ class DevSite:
                 self.events.reload(paths)(RELOAD_WAIT, stop=self.interrupt.is_set)
 
             try:
-                result = build_site(self.root, self.output, log=self.log, exec_options=ExecOptions(), warm=self.cache,
-                                    changed=None if self.pending is None else sorted(self.pending),
-                                    on_update=pages_ready)
+                result = build_site(
+                    self.root,
+                    self.output,
+                    log=self.log,
+                    exec_options=ExecOptions(),
+                    warm=self.cache,
+                    changed=None if self.pending is None else sorted(self.pending),
+                    on_update=pages_ready,
+                )
             except ExecutionFailed as exc:
                 self._error(exc.lines[0], "\n".join(exc.lines), exc)
                 return None
@@ -122,8 +129,12 @@ class DevSite:
                 done = 0
                 for _, post, key in itertools.islice(cache.posts.values(), 200):
                     fragment = cache.fragments.get(key)
-                    if fragment is None or fragment.images or executes(post) or not (
-                            fragment.math_count or 'class="highlight' in fragment.html):
+                    if (
+                        fragment is None
+                        or fragment.images
+                        or executes(post)
+                        or not (fragment.math_count or 'class="highlight' in fragment.html)
+                    ):
                         continue
                     render_post(post, content_dir=self.root / "content")
                     done += 1
@@ -172,8 +183,15 @@ class DevSite:
         self.events.send({"type": "error", "file": str(exc.file or ""), "line": exc.line, "message": message})
 
 
-def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False, log=print,
-          ready: threading.Event | None = None, stop: threading.Event | None = None) -> int:
+def serve(
+    root: Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    open_browser: bool = False,
+    log=print,
+    ready: threading.Event | None = None,
+    stop: threading.Event | None = None,
+) -> int:
     """Build once, serve, watch and rebuild until Ctrl-C (or `stop`); cleans up everything it started."""
     root = root.resolve()
     workdir = Path(tempfile.mkdtemp(prefix="site-builder-serve-"))
@@ -190,7 +208,11 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: b
         thread.start()
         watcher.start()
         url = f"http://{host}:{server.server_address[1]}/"
-        scope = "only this machine can connect" if host in ("127.0.0.1", "localhost", "::1") else "reachable from the network"
+        scope = (
+            "only this machine can connect"
+            if host in ("127.0.0.1", "localhost", "::1")
+            else "reachable from the network"
+        )
         log(f"serving {url} (bound to {host}: {scope}) from {site.output}")
         log("watching content/, themes/ and site.yml; Ctrl-C stops")
         if open_browser:

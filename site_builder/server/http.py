@@ -18,9 +18,18 @@ CLIENT_JS = (Path(__file__).parent / "livereload.js").read_bytes()
 EVENTS_PATH = "/__livereload"
 SCRIPT_PATH = "/__livereload.js"
 SCRIPT_TAG = f'<script src="{SCRIPT_PATH}" defer></script>'.encode()
-TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".xml": "application/xml; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml",
-         ".webp": "image/webp", ".json": "application/json", ".woff2": "font/woff2", ".avif": "image/avif"}
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".xml": "application/xml; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".webp": "image/webp",
+    ".json": "application/json",
+    ".woff2": "font/woff2",
+    ".avif": "image/avif",
+}
 
 
 class Broadcaster:
@@ -33,7 +42,7 @@ class Broadcaster:
     def __init__(self) -> None:
         self._lock = threading.Condition()
         self._clients: list[tuple[queue.Queue, str]] = []
-        self._joined: dict[str, int] = {}   # page path -> streams opened by it so far
+        self._joined: dict[str, int] = {}  # page path -> streams opened by it so far
         self.state: dict = {"type": "ok"}
         self.closed = threading.Event()
 
@@ -215,4 +224,3 @@ class SiteServer(ThreadingHTTPServer):
     def __init__(self, address, site):
         self.site = site
         super().__init__(address, Handler)
-

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 DEBOUNCE = 0.05  # editors' save bursts (temp file, rename) land within a few ms
-SETTLE = 0.01    # quiet time enough once every changed file was closed after writing, or renamed into place
+SETTLE = 0.01  # quiet time enough once every changed file was closed after writing, or renamed into place
 _IGNORED_SUFFIXES = ("~", ".swp", ".swx", ".tmp", ".part", ".crdownload", "___jb_tmp___", "___jb_old___")
 
 
@@ -26,11 +26,13 @@ def interesting(path: str, root: Path) -> bool:
     if parts[0] not in ("content", "themes") and parts != ("site.yml",):
         return False
     name = parts[-1]
-    return not (name.startswith((".#", "#")) or name.endswith(_IGNORED_SUFFIXES) or name.startswith(".") or name == "4913")
+    return not (
+        name.startswith((".#", "#")) or name.endswith(_IGNORED_SUFFIXES) or name.startswith(".") or name == "4913"
+    )
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, watcher: "Watcher"):
+    def __init__(self, watcher: Watcher):
         self.watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
@@ -42,8 +44,10 @@ class _Handler(FileSystemEventHandler):
         for path in (event.src_path, dest):
             if path and interesting(path, self.watcher.root):
                 # a file closed after writing, or renamed into place, is whole: no need to wait the full debounce
-                whole = not event.is_directory and ((event.event_type == "closed" and path == event.src_path)
-                                                    or (event.event_type == "moved" and path == dest))
+                whole = not event.is_directory and (
+                    (event.event_type == "closed" and path == event.src_path)
+                    or (event.event_type == "moved" and path == dest)
+                )
                 self.watcher.touch(path, whole)
 
 
@@ -57,7 +61,7 @@ class Watcher:
         self.on_change = on_change  # called at once on every change (a running rebuild may stop its late work)
         self.log = log
         self.observer = Observer()
-        self._pending: dict[str, bool] = {}   # changed path -> whether it is whole
+        self._pending: dict[str, bool] = {}  # changed path -> whether it is whole
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
