@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.load import front_matter_line, slugify
 from site_builder.models import Page, Post, Rendered
+from site_builder.util.hashing import content_key
 
 
 @dataclass(eq=False)
@@ -85,12 +85,8 @@ def _out(url: str) -> str:
     return path + "index.html" if (not path or path.endswith("/")) else path
 
 
-def _key(*parts) -> str:
-    h = hashlib.sha1()
-    for part in parts:
-        h.update(repr(part).encode("utf-8", "surrogatepass"))
-        h.update(b"\0")
-    return h.hexdigest()
+def _key(*parts: object) -> str:
+    return content_key(*map(repr, parts))
 
 
 def _card(view: PostView) -> str:

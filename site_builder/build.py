@@ -14,7 +14,7 @@ from pathlib import Path
 
 from site_builder import __version__
 from site_builder.assemble import assemble, feed_part, feed_path, update_posts
-from site_builder.cache import BuildCache, content_key
+from site_builder.cache import BuildCache
 from site_builder.check import EXEC_CACHE
 from site_builder.config import SiteConfig, load_config
 from site_builder.errors import ExecutionFailed, SiteError
@@ -23,8 +23,9 @@ from site_builder.feed import atom_feed, robots, sitemap
 from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_outputs
 from site_builder.load import check_posts, find_post_files, is_post_path, load_post
 from site_builder.models import ImageUse, Post, Rendered
-from site_builder.parallel import fork_map
 from site_builder.render import RENDER_VERSION, exec_fence_hook, pygments_css, render_post
+from site_builder.util.hashing import content_key
+from site_builder.util.parallel import fork_map
 from site_builder.write import (
     OutputWriter,
     Theme,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 from dataclasses import dataclass, field
@@ -72,11 +71,3 @@ class BuildCache:
         """Forget fragments (and feed entries made from them) that no post uses any more."""
         self.fragments = {k: v for k, v in self.fragments.items() if k in used_fragments}
         self.feed_entries = {k: v for k, v in self.feed_entries.items() if k[1] in used_fragments}
-
-
-def content_key(*parts: str) -> str:
-    h = hashlib.sha1()
-    for part in parts:
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\0")
-    return h.hexdigest()

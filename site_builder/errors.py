@@ -28,3 +28,16 @@ class ExecutionFailed(SiteError):
     def __init__(self, lines: list[str], file: str | None = None, line: int | None = None):
         super().__init__(lines[0].strip() if lines else "code in posts failed", file, line)
         self.lines = lines
+
+
+@dataclass(frozen=True)
+class SiteWarning:
+    """A problem inside one post (or one setting) that does not stop the build: `file:line: message`."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.file and self.line else f"{self.file}: " if self.file else ""
+        return f"{where}{self.message}"

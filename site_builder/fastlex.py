@@ -122,7 +122,9 @@ class _State:
         """The rules that may match before character `c` ('' at the end of the text)."""
         if self.starts is None:
             self.starts = [_starts(rexmatch.__self__) for rexmatch, _, _ in self.rules]
-        chosen = [rule for rule, start in zip(self.rules, self.starts, strict=False) if start is None or (c and start(c))]
+        chosen = [
+            rule for rule, start in zip(self.rules, self.starts, strict=False) if start is None or (c and start(c))
+        ]
         self.by_char[c] = chosen
         return chosen
 

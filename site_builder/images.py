@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
-from site_builder.parallel import fork_map
+from site_builder.util.parallel import fork_map
 
 IMAGE_VERSION = "1"  # bump when output changes; part of every cache key
 WIDTHS = (480, 800, 1400)

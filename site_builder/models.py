@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 
 @dataclass
@@ -27,6 +31,17 @@ class Post:
     meta: dict = field(default_factory=dict)
     digest: str = ""  # hash of the file's bytes
     translation_key: str = ""  # posts sharing it are one post in several languages (`x.md` + `x.zh.md`)
+
+
+@dataclass
+class ParsedPost:
+    """A post's Markdown as markdown-it tokens (stage: parse), read by the execute and render stages alike.
+
+    `env` is markdown-it's environment: the post, its path for messages, the line of its body, footnotes."""
+
+    post: Post
+    tokens: list[Token]
+    env: dict[str, Any]
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from pathlib import Path
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -16,6 +17,8 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from site_builder.errors import SiteError
 from site_builder.load import slugify
+from site_builder.models import ParsedPost, Post
+from site_builder.util.cjk import HAN_KANA
 
 _FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
 GALLERY_LAYOUTS = ("masonry", "grid", "row")
@@ -81,13 +84,12 @@ def _gallery_rules(state: StateCore) -> None:
                     img.meta["in_gallery"] = depth > 0
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 def line_lang(text: str) -> str:
     """`zh-Hans` for a line of mostly Chinese characters, else `en` (one CJK character counts as one word)."""
-    return "zh-Hans" if len(_CJK.findall(text)) > len(_LATIN_WORD.findall(text)) else "en"
+    return "zh-Hans" if len(HAN_KANA.findall(text)) > len(_LATIN_WORD.findall(text)) else "en"
 
 
 def _bilingual_rules(state: StateCore) -> None:
@@ -179,6 +181,18 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("inline_lines", _inline_lines)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     return md
+
+
+def parse_post(post: Post, content_dir: Path | None = None) -> ParsedPost:
+    """Stage 2: a post's body as tokens; `content_dir` is where its local images are looked up (default: its folder)."""
+    env: dict = {
+        "rel": post.rel,
+        "line_offset": post.body_line,
+        "post": post,
+        "content_dir": content_dir or post.source.parent,
+    }
+    tokens, env = parse(post.body, env)
+    return ParsedPost(post, tokens, env)
 
 
 def parse(body: str, env: dict | None = None) -> tuple[list[Token], dict]:

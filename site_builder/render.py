@@ -20,12 +20,12 @@ from pygments.util import ClassNotFound
 from site_builder.errors import SiteError
 from site_builder.fastlex import speed_up
 from site_builder.images import ImageError, probe, variant_outputs
-from site_builder.models import ImageUse, Post, Rendered
-from site_builder.parse import fence_info, make_parser, parse
+from site_builder.models import ImageUse, ParsedPost, Post, Rendered
+from site_builder.parse import fence_info, make_parser, parse_post
+from site_builder.util.cjk import CJK
 
 RENDER_VERSION = "9"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}
 
@@ -288,7 +288,7 @@ def _count_text(tokens: list[Token]) -> tuple[int, int]:
     for tok in tokens:
         for child in tok.children or ():
             if child.type in ("text", "code_inline"):
-                chars += len(_CJK.findall(child.content))
+                chars += len(CJK.findall(child.content))
                 words += len(_WORD.findall(child.content))
         if tok.type in ("fence", "code_block"):
             words += len(tok.content.split()) // 3
@@ -307,16 +307,15 @@ def _renderer() -> PostRenderer:
 
 
 def render_post(post: Post, fence_hook=None, content_dir: Path | None = None) -> Rendered:
-    """Render a post's body to an HTML fragment; bad math, markup or images raise SiteError."""
-    env: dict = {
-        "rel": post.rel,
-        "line_offset": post.body_line,
-        "post": post,
-        "content_dir": content_dir or post.source.parent,
-    }
+    """Parse and render a post's body to an HTML fragment; bad math, markup or images raise SiteError."""
+    return render_parsed(parse_post(post, content_dir), fence_hook)
+
+
+def render_parsed(parsed: ParsedPost, fence_hook=None) -> Rendered:
+    """Stage 4: a parsed post's tokens to an HTML fragment (`fence_hook` shows executed blocks' results)."""
+    tokens, env = parsed.tokens, parsed.env
     if fence_hook is not None:
         env["fence_hook"] = fence_hook
-    tokens, env = parse(post.body, env)
     render_math(tokens, env)
     md = make_parser()
     html = _renderer().render(tokens, md.options, env)

@@ -15,11 +15,11 @@ import jinja2.meta
 import yaml
 
 from site_builder.assemble import feed_path, tag_url, year_url
-from site_builder.cache import content_key
 from site_builder.config import CONFIG_NAME, Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
-from site_builder.parallel import fork_map, fork_start, worker_count
+from site_builder.util.hashing import content_key
+from site_builder.util.parallel import fork_map, fork_start, worker_count
 
 MARKER = ".site-builder"
 DEFAULT_THEME = Path(__file__).resolve().parent.parent / "themes" / "default"

@@ -6,7 +6,8 @@ import re
 import unicodedata
 from urllib.parse import unquote, urlsplit
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+from site_builder.util.cjk import CJK
+
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
@@ -130,7 +131,7 @@ def md_title(title: str) -> str:
 
 def guess_lang(text: str) -> str:
     """`zh` (or `ja`/`ko`) when CJK characters outnumber Latin words, else `en`."""
-    cjk = _CJK.findall(text)
+    cjk = CJK.findall(text)
     words = len(_WORD.findall(text))
     if len(cjk) <= words:
         return "en"
@@ -152,6 +153,6 @@ def line_script(text: str) -> str | None:
     if guess_lang(text) == "zh":
         return "zh"
     words = [w for w in _WORD.findall(text) if re.search(r"[A-Za-z]", w)]
-    if words and 2 * len(_CJK.findall(text)) <= len(words):
+    if words and 2 * len(CJK.findall(text)) <= len(words):
         return "latin"
     return None

@@ -1,0 +1,1 @@
+"""Small helpers every stage shares: hashing, CJK text, atomic files, forked workers."""
