@@ -35,6 +35,8 @@ def cmd_build(args) -> int:
     result = build_site(
         Path(args.source), Path(args.output), log=_err, exec_options=_exec_options(args), keep_going=args.keep_going
     )
+    for warning in sorted(result.warnings, key=lambda w: (w.file or "", w.line or 0, w.message)):
+        _err(f"warning: {warning}")
     for run in result.runs.values():
         if not run.ok:
             for line in failure_lines(run):

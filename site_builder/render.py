@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
@@ -223,7 +224,10 @@ def local_image(src: str, env: dict, line: int | None):
     return "/" + quote(out), use, (info.width, info.height)
 
 
-def exec_fence_hook(run, keep_going: bool = False):
+FenceHook = Callable[[Token, str, dict, dict], "str | None"]  # a fence's HTML in place of the default, or None
+
+
+def exec_fence_hook(run, keep_going: bool = False) -> FenceHook:
     """A fence hook that shows what each block of an executed post printed, drew, raised or failed with."""
     by_line = {b.line: b for b in run.blocks}
     post_error = run.error

@@ -16,7 +16,8 @@ from bs4 import BeautifulSoup
 from helpers import assert_one_line_error, make_site, run_cli, write_post
 from PIL import Image
 
-from site_builder.build import IMAGE_CACHE, build_site
+from site_builder.build import build_site
+from site_builder.build.state import IMAGE_CACHE
 
 MAKE, ORIENTATION, GPS = 0x010F, 0x0112, 0x8825
 BERLIN = {1: "N", 2: (52.0, 31.0, 12.0), 3: "E", 4: (13.0, 24.0, 18.0)}

@@ -444,7 +444,8 @@ def test_failed_rebuilds_keep_their_changes_for_the_next_one(session):
 
 
 def test_a_failure_after_the_first_pages_are_in_place_is_repaired_by_the_next_build(session, monkeypatch):
-    import site_builder.build as build
+    import site_builder.build.incremental as build
+    from site_builder.errors import SiteError
 
     s, posts = session, session.root / "content" / "posts"
     text = (posts / "p3.md").read_text()
@@ -455,7 +456,7 @@ def test_a_failure_after_the_first_pages_are_in_place_is_repaired_by_the_next_bu
     def failing(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:  # the second call comes after the post's page went in
-            raise build.SiteError("simulated failure")
+            raise SiteError("simulated failure")
         return real(*args, **kwargs)
 
     monkeypatch.setattr(build, "publish_images", failing)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import tempfile
@@ -12,12 +11,10 @@ import webbrowser
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.build import BuildResult, build_site
-from site_builder.cache import BuildCache
+from site_builder.build import BuildResult, BuildState
+from site_builder.build.incremental import rebuild, warm_up
 from site_builder.config import load_config
 from site_builder.errors import ExecutionFailed, SiteError
-from site_builder.execute import ExecOptions, executes
-from site_builder.render import render_post
 from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
 from site_builder.write import find_theme
@@ -32,7 +29,7 @@ class DevSite:
     root: Path
     output: Path
     events: Broadcaster = field(default_factory=Broadcaster)
-    cache: BuildCache | None = None
+    state: BuildState | None = None  # what the last build left, kept warm
     log: object = print
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_error: str = ""
@@ -70,15 +67,8 @@ class DevSite:
                 self.events.reload(paths)(RELOAD_WAIT, stop=self.interrupt.is_set)
 
             try:
-                result = build_site(
-                    self.root,
-                    self.output,
-                    log=self.log,
-                    exec_options=ExecOptions(),
-                    warm=self.cache,
-                    changed=None if self.pending is None else sorted(self.pending),
-                    on_update=pages_ready,
-                )
+                changed_now = None if self.pending is None else sorted(self.pending)
+                result = rebuild(self.root, self.output, self.state, changed_now, pages_ready, self.log)
             except ExecutionFailed as exc:
                 self._error(exc.lines[0], "\n".join(exc.lines), exc)
                 return None
@@ -88,7 +78,7 @@ class DevSite:
             except BaseException:
                 self.pending = None  # the warm cache may be half updated: the next build looks at every file
                 raise
-            self.cache = result.cache
+            self.state = result.state
             self.pending = set()
             paths = ["/" + p for p in result.changed_paths if not p.endswith(".site-builder")]
             already = set(sent)
@@ -115,33 +105,10 @@ class DevSite:
             return result
 
     def warm_up(self) -> None:
-        """Render a few posts again and compile the templates in this process, so that the first save does not pay
-        for loading lexers, the math converter and templates (the first build may have rendered in worker processes)."""
+        """Compile templates and render a few posts in this process, so that the first save does not pay for it."""
         with self.lock:
-            cache = self.cache
-            if cache is None:
-                return
-            try:
-                kept = cache.memo.get("env")
-                if kept is not None:
-                    for name in ("post.html", "list.html", "archive.html", "tags.html"):
-                        kept[1].get_template(name)
-                done = 0
-                for _, post, key in itertools.islice(cache.posts.values(), 200):
-                    fragment = cache.fragments.get(key)
-                    if (
-                        fragment is None
-                        or fragment.images
-                        or executes(post)
-                        or not (fragment.math_count or 'class="highlight' in fragment.html)
-                    ):
-                        continue
-                    render_post(post, content_dir=self.root / "content")
-                    done += 1
-                    if done == 3:
-                        break
-            except Exception:  # only a head start: the real build reports any problem
-                pass
+            if self.state is not None:
+                warm_up(self.state, self.root / "content")
 
     def _ok(self) -> None:
         if self.last_error:

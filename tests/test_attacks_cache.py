@@ -1,0 +1,99 @@
+"""Attacks on the build cache: `.cache/build.pickle` travels with a site, and unpickling runs code.
+
+The cache is loaded only when its HMAC, under a key kept in the user's own cache folder (never in the site tree),
+matches; anything else is discarded with one warning before a byte of it is unpickled, and the build goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from helpers import make_site, run_cli, write_post
+
+CACHE = Path(".cache") / "build.pickle"
+
+
+class _Exploit:
+    """Unpickling this runs `touch MARKER`: what a hostile cache file would do."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.fixture()
+def site(tmp_path: Path) -> Path:
+    root = make_site(tmp_path / "site")
+    write_post(root, "a.md", "title: A\ndate: 2024-01-01", "Hello.\n")
+    return root
+
+
+def build(site: Path):
+    return run_cli("build", "--source", str(site), "--output", str(site / "output"))
+
+
+def test_a_crafted_cache_file_runs_no_code(site: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    (site / ".cache").mkdir()
+    (site / CACHE).write_bytes(pickle.dumps({"format": 8, "fragments": _Exploit(marker)}))
+    proc = build(site)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists(), "the cache file's code ran"
+    warnings = [line for line in proc.stderr.splitlines() if "build cache ignored" in line]
+    assert len(warnings) == 1, proc.stderr
+    assert ".cache/build.pickle" in warnings[0] and "Traceback" not in proc.stderr
+    assert (site / "output" / "blog" / "2024" / "a" / "index.html").exists()
+
+
+def test_a_cache_file_signed_with_another_key_is_not_trusted(site: Path, tmp_path: Path, monkeypatch) -> None:
+    """A cache made by another user (another key) with a valid layout: its signature does not match here."""
+    assert build(site).returncode == 0
+    blob = (site / CACHE).read_bytes()
+    other = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "other-user"))
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "site_builder", "build", "--source", str(site), "--output", str(site / "output")],
+        capture_output=True, text=True, env=other, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "signature does not match" in proc.stderr, proc.stderr
+    assert (site / CACHE).read_bytes() != blob, "the build saved a cache signed with its own key"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "empty", "text"])
+def test_a_damaged_cache_file_is_discarded_with_one_warning(site: Path, damage: str) -> None:
+    assert build(site).returncode == 0
+    path = site / CACHE
+    blob = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(blob[: len(blob) // 2])
+    elif damage == "flipped":
+        path.write_bytes(blob[:-10] + bytes([blob[-10] ^ 0xFF]) + blob[-9:])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:
+        path.write_text("not a cache\n")
+    write_post(site, "a.md", "title: A\ndate: 2024-01-01", "Hello again.\n")
+    proc = build(site)
+    assert proc.returncode == 0, proc.stderr
+    assert sum("build cache ignored" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
+    assert "Hello again." in (site / "output" / "blog" / "2024" / "a" / "index.html").read_text()
+    again = build(site)  # the next build trusts the cache this one saved
+    assert again.returncode == 0 and "build cache ignored" not in again.stderr
+
+
+def test_the_key_lives_outside_the_site_tree(site: Path, tmp_path: Path) -> None:
+    assert build(site).returncode == 0
+    names = {p.name for p in site.rglob("*")}
+    assert "cache.key" not in names
+    from site_builder.util.signed import key_path
+
+    assert site not in key_path().parents
+    assert key_path().stat().st_mode & 0o077 == 0, "the key is readable by other users"
