@@ -1,0 +1,95 @@
+"""What every step of one build reads: the settings, the theme, the state, and the keys derived from them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_builder import __version__
+from site_builder.build.state import CACHE_FILE, BuildState
+from site_builder.config import SiteConfig, load_config
+from site_builder.errors import SiteWarning
+from site_builder.render import RENDER_VERSION
+from site_builder.util.hashing import content_key
+from site_builder.write import Theme, check_output_dir, find_theme
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each step of a build, in order (`build -v`)."""
+
+    start: float = field(default_factory=time.perf_counter)
+    laps: dict[str, float] = field(default_factory=dict)
+
+    def lap(self, name: str) -> None:
+        self.laps[name] = time.perf_counter() - self.start - sum(self.laps.values())
+
+    @property
+    def total(self) -> float:
+        return time.perf_counter() - self.start
+
+
+@dataclass
+class BuildContext:
+    """One build's inputs: where from and to, the settings and theme, the state the last build left."""
+
+    root: Path
+    output: Path
+    config: SiteConfig
+    theme: Theme
+    state: BuildState
+    site_key: str  # every setting and theme file all pages depend on
+    keep_going: bool = False
+    warm: bool = False  # the state is kept in memory by a long-running caller (serve)
+    log: Log = print
+    warnings: list[SiteWarning] = field(default_factory=list)
+    timings: Timings = field(default_factory=Timings)
+
+    @property
+    def content_dir(self) -> Path:
+        return self.root / "content"
+
+    @classmethod
+    def open(
+        cls, root: Path, output: Path, state: BuildState | None, keep_going: bool = False, log: Log = print
+    ) -> BuildContext:
+        """Read the settings and theme, check the output folder, and open the state (from disk unless `state`)."""
+        timings = Timings()
+        root = root.resolve()
+        output = (root / output).resolve()
+        config = load_config(root)
+        theme = find_theme(config)
+        check_output_dir(root, output)
+        warnings: list[SiteWarning] = []
+        warm = state is not None
+        if state is None:
+            state = BuildState.open(root / CACHE_FILE, warnings)
+        loading_key = content_key(
+            RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages)
+        )
+        if state.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
+            state.posts, state.loading_key = {}, loading_key
+        ctx = cls(root, output, config, theme, state, site_key(config, theme), keep_going, warm, log, warnings, timings)
+        timings.lap("setup")
+        return ctx
+
+
+def site_key(config: SiteConfig, theme: Theme) -> str:
+    settings = {k: v for k, v in vars(config).items() if k != "root"}
+    return content_key(__version__, RENDER_VERSION, repr(sorted(settings.items(), key=str)), _theme_digest(theme))
+
+
+def _theme_digest(theme: Theme) -> str:
+    """UI strings and other theme files every page depends on (static files are copied; templates are keyed per
+    page by `write.template_digests`, so a template edit rewrites only the pages using it)."""
+    stamps = [repr([str(d) for d in theme.dirs])]  # a theme folder appearing changes the loader
+    for d in theme.dirs:
+        for path in sorted(d.rglob("*")):
+            if path.is_file() and path.relative_to(d).parts[0] not in ("static", "templates"):
+                st = path.stat()
+                stamps.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    return content_key(*stamps)

@@ -1,0 +1,108 @@
+"""The build: load -> parse -> execute -> render -> assemble -> write, each stage a module of its own.
+
+`build_site` is the whole pipeline as the command line runs it. The dev server runs the same steps through
+`build.incremental`, which adds what only a long-running process can do (a quick path for edited posts, the edited
+pages written first, feeds last).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_builder.assemble import assemble
+from site_builder.build.context import BuildContext, Log
+from site_builder.build.posts import SitePosts, read_posts
+from site_builder.build.publish import Written, open_writer, write_site
+from site_builder.build.state import BuildState, LastBuild
+from site_builder.errors import SiteWarning
+from site_builder.execute import ExecOptions, PostRun
+from site_builder.write import OutputWriter
+
+
+@dataclass
+class BuildResult:
+    """What a build did, for the CLI's summary line, the dev server and the benchmark."""
+
+    output: Path
+    posts: int
+    fragments_rendered: int
+    pages: int
+    pages_rendered: int
+    files_changed: int
+    seconds: float
+    timings: dict[str, float]
+    runs: dict[str, PostRun]
+    changed_paths: list[str]
+    state: BuildState
+    images: int = 0  # local images processed (0 when every variant was already in the output)
+    warnings: list[SiteWarning] = field(default_factory=list)
+    finish: Callable[[Callable[[], bool]], list[str]] | None = None  # serve: writes the feeds late, see incremental
+
+
+def build_site(
+    root: Path,
+    output: Path,
+    log: Log = print,
+    exec_options: ExecOptions | None = None,
+    keep_going: bool = False,
+    state: BuildState | None = None,
+) -> BuildResult:
+    """Build the site at `root` into `output`; on any error the previous output is left as it was.
+
+    `state` is what a previous build left, kept in memory by the caller; None reads it from `.cache/` (and saves it
+    there after the build)."""
+    ctx = BuildContext.open(root, output, state, keep_going, log)
+    site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
+    ctx.timings.lap("load+render")
+    model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
+    writer = open_writer(ctx)
+    ctx.timings.lap("assemble")
+    written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
+    return finish_build(ctx, writer, site, written)
+
+
+def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[], Written]) -> Written:
+    """Run the write stage and move its files into the output; on any error remove what it staged."""
+    try:
+        written = write()
+        written.files_changed = writer.commit()
+    except BaseException:
+        writer.abort()
+        if writer.early:  # already in the output: the next build must write (or remove) them again
+            ctx.state.pages = {**ctx.state.pages, **dict.fromkeys(writer.early, "")}
+        raise
+    ctx.timings.lap("commit")
+    return written
+
+
+def finish_build(ctx: BuildContext, writer: OutputWriter, site: SitePosts, written: Written) -> BuildResult:
+    """Record what the output now holds, save the state (a cold build that changed something), sum up."""
+    state = ctx.state
+    unchanged = (
+        not written.files_changed and not site.fresh and state.pages == writer.keys and state.output == str(ctx.output)
+    )
+    state.pages, state.output, state.build_id = writer.keys, str(ctx.output), writer.build_id
+    try:
+        if not ctx.warm and (not unchanged or state.loaded_posts_changed):
+            state.save()
+    except OSError as exc:
+        ctx.log(f"warning: could not save the build cache: {exc}")
+    ctx.timings.lap("save cache")
+    state.warm.last = LastBuild(site.posts, site.rendered, site.runs)  # for the next build with this state kept warm
+    return BuildResult(
+        ctx.output,
+        len(site.posts),
+        site.fresh,
+        len(writer.keys),
+        written.pages_rendered,
+        written.files_changed,
+        ctx.timings.total,
+        ctx.timings.laps,
+        site.runs,
+        writer.changed,
+        state,
+        written.images,
+        ctx.warnings,
+    )

@@ -1,0 +1,169 @@
+"""Stages 1-4 for every post: load -> parse -> execute -> render, each post read again only when its file changed.
+
+Posts that do not execute go through load, parse and render in one pass of forked workers (a post's tokens never
+cross a process boundary: pickling them would cost more than parsing). Executing posts are loaded by the same
+workers, then parsed here, run (stage 3), and rendered from the same tokens with their results.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.build.context import BuildContext
+from site_builder.build.state import PostRecord, Stamp
+from site_builder.errors import ExecutionFailed
+from site_builder.execute import ExecOptions, PostRun, executes, failure_lines, run_posts
+from site_builder.load import check_posts, find_post_files, load_post
+from site_builder.models import ParsedPost, Post, Rendered
+from site_builder.parse import parse_post
+from site_builder.render import RENDER_VERSION, FenceHook, exec_fence_hook, render_parsed
+from site_builder.util.hashing import content_key
+from site_builder.util.parallel import fork_map
+
+EXEC_CACHE = Path(".cache") / "exec"
+
+
+@dataclass
+class Loaded:
+    """One post file after this build's load pass."""
+
+    post: Post
+    stamp: Stamp
+    key: str  # fragment key ("" for an executing post until its code ran)
+    rendered: Rendered | None  # a fragment rendered by this build; None when the cache holds it
+
+
+@dataclass
+class ToRead:
+    """A post file the cache does not hold as it is now."""
+
+    path: Path
+    stamp: Stamp
+
+
+@dataclass
+class SitePosts:
+    """What stages 1-4 give the assemble stage."""
+
+    posts: list[Post]  # published posts, in file path order
+    rendered: dict[str, Rendered]  # their fragments, by permalink
+    fresh: int  # fragments rendered by this build
+    runs: dict[str, PostRun]  # executing posts' runs, by post path
+    loaded: list[Post]  # posts read from disk by this build
+
+
+def fragment_key(post: Post) -> str:
+    """A fragment depends on the Markdown, and (through local images) on where the post is and is published."""
+    return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink)
+
+
+def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = None) -> SitePosts:
+    """Load, parse, execute and render every post (only changed files are read, on every core).
+
+    With `only` (post file paths, from a caller that watches the files) just those files are looked at: every
+    other post is taken from the state as it is, without listing or statting the posts folder."""
+    known, todo = _scan(ctx, only)
+    loaded = fork_map(lambda chunk: [_load_and_render(ctx, item) for item in chunk], todo, min_per_worker=60)
+    results = sorted(known + loaded, key=lambda r: str(r.post.source))
+    posts = check_posts([r.post for r in results])
+    runs = _execute(ctx, results, {id(p) for p in posts}, options)
+    fresh = 0
+    for r in results:
+        if r.rendered is not None:
+            ctx.state.fragments[r.key] = r.rendered
+            fresh += 1
+    ctx.state.loaded_posts_changed = bool(todo) or len(results) != len(ctx.state.posts)
+    ctx.state.posts = {str(r.post.source): PostRecord(r.stamp, r.post, r.key) for r in results}
+    published = {id(p) for p in posts}
+    rendered = {r.post.permalink: ctx.state.fragments[r.key] for r in results if id(r.post) in published}
+    return SitePosts(posts, rendered, fresh, runs, [r.post for r in loaded])
+
+
+def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[ToRead]]:
+    """The posts the state holds as they are on disk, and the files to read."""
+    known: list[Loaded] = []
+    paths: list[Path] = []
+    if only is None:
+        paths = find_post_files(ctx.config)
+    else:
+        for name, record in ctx.state.posts.items():
+            if name in only:
+                continue
+            if record.key in ctx.state.fragments:
+                known.append(Loaded(record.post, record.stamp, record.key, None))
+            else:
+                paths.append(record.post.source)
+        paths += [Path(name) for name in sorted(only) if os.path.isfile(name)]
+    todo = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            if only is None:
+                raise
+            continue  # deleted since the watcher saw it: the next event says so
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = ctx.state.posts.get(str(path))
+        fragment = ctx.state.fragments.get(hit.key) if hit is not None and hit.stamp == stamp else None
+        if hit is not None and fragment is not None and images_unchanged(fragment):
+            known.append(Loaded(hit.post, stamp, hit.key, None))
+        else:
+            todo.append(ToRead(path, stamp))
+    return known, todo
+
+
+def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded:
+    post = load_post(item.path, ctx.config)
+    if executes(post):  # rendered after its code ran
+        return Loaded(post, item.stamp, "", None)
+    key = fragment_key(post)
+    return Loaded(post, item.stamp, key, render_unless_cached(ctx, post, key))
+
+
+def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
+    """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
+    executing = [r.post for r in results if id(r.post) in published and executes(r.post)]
+    parsed = {id(post): parse_post(post, ctx.content_dir) for post in executing}
+    runs = run_posts([p.post for p in parsed.values()], ctx.root / EXEC_CACHE, options)  # MERGE: ParsedPost
+    failed = [run for run in runs.values() if not run.ok]
+    if failed and not ctx.keep_going:
+        lines = [line for run in failed for line in failure_lines(run)]
+        raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0][0])
+    for r in results:
+        run = runs.get(r.post.rel)
+        if run is not None and id(r.post) in parsed:
+            r.key = content_key(fragment_key(r.post), run.key, repr(run.failures), str(ctx.keep_going))
+            hook = exec_fence_hook(run, ctx.keep_going)
+            r.rendered = render_unless_cached(ctx, r.post, r.key, hook, parsed[id(r.post)])
+    return runs
+
+
+def render_unless_cached(
+    ctx: BuildContext, post: Post, key: str, hook: FenceHook | None = None, parsed: ParsedPost | None = None
+) -> Rendered | None:
+    """Stages 2 and 4 for one post: a fresh fragment, or None when the state holds a valid one under `key`.
+
+    The fragment's own key (for page keys) adds the stamps of the images it shows to `key`."""
+    done = ctx.state.fragments.get(key)
+    if done is not None and images_unchanged(done):
+        return None
+    rendered = render_parsed(parsed or parse_post(post, ctx.content_dir), hook)
+    if rendered.images:
+        key = content_key(key, *(f"{u.source}:{u.stamp}" for u in rendered.images))
+    rendered.key = key
+    return rendered
+
+
+def images_unchanged(rendered: Rendered) -> bool:
+    """A cached fragment holds its images' sizes: it stays valid while every image file is as it was."""
+    return all(file_stamp(use.source) == use.stamp for use in rendered.images)
+
+
+def file_stamp(path: Path) -> Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)

@@ -1,0 +1,142 @@
+"""Stage 6 of a build, write: pages, feeds, images and theme files staged, then moved into the output in one step."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+from functools import partial
+
+import jinja2
+
+from site_builder.assemble import SiteModel
+from site_builder.build.context import BuildContext
+from site_builder.build.feeds import FeedJob, FeedText, feed_jobs, make_with_entries
+from site_builder.build.posts import file_stamp
+from site_builder.build.state import IMAGE_CACHE, KeptEnv
+from site_builder.errors import SiteError
+from site_builder.feed import robots
+from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_outputs
+from site_builder.models import ImageUse, Rendered
+from site_builder.render import pygments_css
+from site_builder.util.hashing import content_key
+from site_builder.write import OutputWriter, make_env, ui_strings, write_pages
+
+
+@dataclass
+class Written:
+    """What the write stage did, for the summary line."""
+
+    pages_rendered: int = 0
+    images: int = 0
+    files_changed: int = 0
+    claimed: dict[str, ImageUse] = field(default_factory=dict)  # image outputs published so far, by path
+
+
+def template_env(ctx: BuildContext) -> jinja2.Environment:
+    """The Jinja environment; a warm state keeps it (and its compiled templates) while settings and theme stay."""
+    key = content_key(ctx.site_key, str(ctx.root))
+    kept = ctx.state.warm.env
+    if kept is not None and kept.key == key:
+        return kept.env
+    strings, warnings = ui_strings(ctx.config, ctx.theme)
+    for warning in warnings:
+        ctx.log(warning)
+    env = make_env(ctx.config, ctx.theme, strings)
+    ctx.state.warm.env = KeptEnv(key, env)
+    return env
+
+
+def open_writer(ctx: BuildContext) -> OutputWriter:
+    """A writer that stages beside the output; it updates the output in place when it holds the last build's files."""
+    previous = ctx.state.pages if ctx.state.output == str(ctx.output) else {}
+    return OutputWriter(
+        ctx.output, previous, build_id=uuid.uuid4().hex, previous_id=ctx.state.build_id, trust_output=ctx.warm
+    )
+
+
+def write_site(ctx: BuildContext, writer: OutputWriter, model: SiteModel, rendered: dict[str, Rendered]) -> Written:
+    """Every page and feed (the feeds made by workers of their own beside the pages), images, theme files."""
+    env = template_env(ctx)
+    jobs = [job for job in feed_jobs(ctx.config, model, ctx.site_key) if writer.needs(job.rel, job.key())]
+    files = [(job.rel, partial(_feed_file, job, ctx.state.feed_entries)) for job in jobs]
+    done = Written()
+    done.pages_rendered, new_entries = write_pages(writer, env, ctx.theme, model.pages, files)
+    for entries in new_entries:
+        ctx.state.feed_entries.update(entries)
+    ctx.timings.lap("pages")  # with the feeds, made beside them
+    done.images = publish_images(writer, list(rendered.values()), ctx, done.claimed)
+    ctx.timings.lap("images")
+    write_assets(ctx, writer)
+    return done
+
+
+def _feed_file(job: FeedJob, entries: dict[tuple[str, ...], str]) -> tuple[str, dict[tuple[str, ...], str]]:
+    made: FeedText = make_with_entries(job, entries)
+    return made.text, made.new_entries
+
+
+def write_assets(ctx: BuildContext, writer: OutputWriter) -> None:
+    """robots.txt, the code stylesheet and the themes' static files (the site's theme first: its files win)."""
+    writer.put("robots.txt", content_key(ctx.site_key, "robots"), lambda: robots(ctx.config))
+    writer.put("css/pygments.css", content_key(ctx.site_key, "pygments"), pygments_css)
+    for d in ctx.theme.dirs:
+        if (d / "static").is_dir():
+            writer.copy_tree(d / "static")
+    ctx.timings.lap("assets")
+
+
+@dataclass
+class ImageJob:
+    """A local image whose outputs (original and WebP variants, by width; None: the original) must be written."""
+
+    use: ImageUse
+    wanted: list[tuple[str, int | None]]
+
+
+def publish_images(
+    writer: OutputWriter, rendered: list[Rendered], ctx: BuildContext, claimed: dict[str, ImageUse]
+) -> int:
+    """Stage every local image's WebP variants and its original; only images whose outputs changed are worked on.
+
+    Returns how many images were processed (0 when the output already holds them all). `claimed` (output path ->
+    image) is shared by calls that publish one build's images in parts: an image an earlier call published is skipped.
+    """
+    todo = _images_to_write(writer, rendered, claimed)
+    if not todo:
+        return 0
+    infos = [probe(job.use.source) if file_stamp(job.use.source) == job.use.stamp else None for job in todo]
+    results = process_all([i for i in infos if i is not None], ctx.root / IMAGE_CACHE) if any(infos) else []
+    it = iter(results)
+    for job, info in zip(todo, infos, strict=True):
+        result = next(it) if info is not None else ImageError("changed while the site was building; build again")
+        if isinstance(result, ImageError):
+            raise SiteError(f"image {os.path.basename(job.use.source)}: {result}", job.use.rel, job.use.line)
+        for rel, width in job.wanted:
+            writer.copy_file(rel, result.original if width is None else result.variants[width])
+    return len(todo)
+
+
+def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: dict[str, ImageUse]) -> list[ImageJob]:
+    uses: dict[str, ImageUse] = {}
+    for r in rendered:
+        for use in r.images:
+            if use.out not in claimed:
+                uses.setdefault(use.out, use)
+    todo = []
+    for use in uses.values():
+        stem = f"{use.source}:{use.stamp}:{IMAGE_VERSION}"
+        outputs: list[tuple[str, int | None]] = [(use.out, None), *variant_outputs(use.out, use.widths)]
+        for rel, _ in outputs:
+            other = claimed.setdefault(rel, use)
+            if other is not use:
+                raise SiteError(
+                    f"images {os.path.basename(other.source)} and {os.path.basename(use.source)} would both "
+                    f"publish {rel} (rename one)",
+                    use.rel,
+                    use.line,
+                )
+        wanted = [(rel, w) for rel, w in outputs if writer.needs(rel, f"image:{stem}:{w}")]
+        if wanted:
+            todo.append(ImageJob(use, wanted))
+    return todo

@@ -1,0 +1,110 @@
+"""What one build leaves for the next: on disk for `build` (`.cache/build.pickle`, signed), in memory for `serve`.
+
+`BuildState` is the one record both kinds of caller keep. A cold CLI build opens it from disk and saves it back; the
+dev server keeps it in memory between rebuilds, where it also holds what only a live process can keep (`WarmState`):
+the last assembled model, the compiled templates, and the last successful build's posts for the quick path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from site_builder.errors import SiteWarning
+from site_builder.models import Post, Rendered
+from site_builder.util.signed import Signer, Unsigned
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from site_builder.execute import PostRun
+
+CACHE_FORMAT = 8
+CACHE_FILE = Path(".cache") / "build.pickle"
+IMAGE_CACHE = Path(".cache") / "images"
+
+Stamp = tuple[int, int]  # (st_mtime_ns, st_size) of a file
+
+
+@dataclass
+class PostRecord:
+    """A post file as the last build read it: its stamp, the loaded post and the key of its fragment."""
+
+    stamp: Stamp
+    post: Post
+    key: str  # fragment key; "" until an executing post has run
+
+
+@dataclass
+class LastBuild:
+    """What the last successful build published, for a rebuild that changes a few posts in place."""
+
+    posts: list[Post]
+    rendered: dict[str, Rendered]  # fragments by permalink
+    runs: dict[str, PostRun]
+
+
+@dataclass
+class KeptEnv:
+    """The Jinja environment, kept while the settings and theme it was made from stay the same."""
+
+    key: str
+    env: jinja2.Environment
+
+
+@dataclass
+class WarmState:
+    """In memory only, for a long-running caller (the dev server)."""
+
+    assemble_memo: dict[str, object] = field(default_factory=dict)
+    env: KeptEnv | None = None
+    last: LastBuild | None = None
+
+
+@dataclass
+class BuildState:
+    """Fragments by key, the key of each page written, and each post file as last read."""
+
+    path: Path
+    fragments: dict[str, Rendered] = field(default_factory=dict)
+    pages: dict[str, str] = field(default_factory=dict)
+    output: str = ""
+    posts: dict[str, PostRecord] = field(default_factory=dict)  # by file path
+    build_id: str = ""
+    loading_key: str = ""  # the settings that loaded posts depend on
+    # In memory only: feed <entry> XML by what it shows (on disk they would double the cache for 0.2 s a build)
+    feed_entries: dict[tuple[str, ...], str] = field(default_factory=dict)
+    loaded_posts_changed: bool = True
+    warm: WarmState = field(default_factory=WarmState)
+
+    @classmethod
+    def open(cls, path: Path, warnings: list[SiteWarning]) -> BuildState:
+        """The state a previous build saved at `path`, or an empty one (with a warning when the file was unusable)."""
+        try:
+            data = Signer.for_user().load(path)
+        except FileNotFoundError:
+            return cls(path)
+        except (OSError, Unsigned) as exc:
+            warnings.append(SiteWarning(f"build cache ignored, building from scratch: {exc}", str(CACHE_FILE)))
+            return cls(path)
+        if isinstance(data, dict) and data.get("format") == CACHE_FORMAT:
+            saved: dict[str, object] = data
+            state = cls(path)
+            for name in ("fragments", "pages", "output", "posts", "build_id", "loading_key"):
+                setattr(state, name, saved[name])
+            return state
+        return cls(path)
+
+    def save(self) -> None:
+        """Keep what this build used, signed and written atomically (OSError when it cannot be written)."""
+        self.prune()
+        data = {"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages, "output": self.output,
+                "posts": self.posts, "build_id": self.build_id, "loading_key": self.loading_key}  # fmt: skip
+        Signer.for_user().dump(self.path, data)
+
+    def prune(self) -> None:
+        """Forget fragments (and feed entries made from them) that no post uses any more."""
+        used = {record.key for record in self.posts.values()}
+        self.fragments = {k: v for k, v in self.fragments.items() if k in used}
+        self.feed_entries = {k: v for k, v in self.feed_entries.items() if k[1] in used}
