@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: build test bench clean setup
+.PHONY: build test lint bench clean setup
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,7 +26,12 @@ setup: $(STAMP)
 build: $(STAMP)
 	$(VENV)/bin/site-builder build --source . --output output
 
-test: $(STAMP) $(BROWSER)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check site_builder tests bench
+	$(VENV)/bin/ruff format --check site_builder tests bench
+	$(VENV)/bin/mypy
+
+test: $(STAMP) $(BROWSER) lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

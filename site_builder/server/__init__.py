@@ -17,6 +17,7 @@ from site_builder.config import load_config
 from site_builder.errors import ExecutionFailed, SiteError
 from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
+from site_builder.util.files import atomic_write
 from site_builder.write import find_theme
 
 RELOAD_WAIT = 0.5  # seconds a rebuild waits at most for open pages to reload before writing lists and feeds
@@ -80,29 +81,32 @@ class DevSite:
                 raise
             self.state = result.state
             self.pending = set()
-            paths = ["/" + p for p in result.changed_paths if not p.endswith(".site-builder")]
-            already = set(sent)
-            rest = [p for p in paths if p not in already]
-            self._ok()
-            if rest:
-                if all(p.endswith(".css") for p in rest):
-                    self.events.send({"type": "css", "paths": rest})
-                else:
-                    self.events.send({"type": "reload", "paths": rest})
-            if result.finish is not None:  # feeds and sitemap, unless a newer save is already waiting
-                try:
-                    late = ["/" + p for p in result.finish(self.interrupt.is_set)]
-                except OSError as exc:
-                    self.log(f"warning: could not write the feeds: {exc}")
-                    late = []
-                if late:
-                    self.events.send({"type": "reload", "paths": late})
-                paths += late
+            paths = self._announce(result, set(sent))
             what = f"{len(paths)} files changed" if paths else "nothing changed"
             trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
             early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
             self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
             return result
+
+    def _announce(self, result: BuildResult, sent: set[str]) -> list[str]:
+        """Tell open pages what the build changed besides the pages already reloaded (`sent`): CSS is swapped in
+        place; then write the feeds and sitemap, unless a newer save is already waiting. Returns every path."""
+        paths = ["/" + p for p in result.changed_paths if not p.endswith(".site-builder")]
+        rest = [p for p in paths if p not in sent]
+        self._ok()
+        if rest:
+            kind = "css" if all(p.endswith(".css") for p in rest) else "reload"
+            self.events.send({"type": kind, "paths": rest})
+        if result.finish is not None:
+            try:
+                late = ["/" + p for p in result.finish(self.interrupt.is_set)]
+            except OSError as exc:
+                self.log(f"warning: could not write the feeds: {exc}")
+                late = []
+            if late:
+                self.events.send({"type": "reload", "paths": late})
+            paths += late
+        return paths
 
     def warm_up(self) -> None:
         """Compile templates and render a few posts in this process, so that the first save does not pay for it."""
@@ -134,10 +138,8 @@ class DevSite:
         paths = []
         for src, name in updates:
             dest = self.output / name
-            tmp = dest.with_name(f".{dest.name}.tmp")
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, tmp)
-            os.replace(tmp, dest)
+            atomic_write(dest, src.read_bytes())
             paths.append("/" + name.replace(os.sep, "/"))
         kind = "css" if all(p.endswith(".css") for p in paths) else "reload"
         self.events.send({"type": kind, "paths": paths, "all": kind == "reload"})
