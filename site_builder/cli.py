@@ -106,6 +106,18 @@ def cmd_import(args) -> int:
     return 0
 
 
+def cmd_init(args) -> int:
+    from site_builder.init import init_site, parse_languages
+
+    target = Path(args.directory)
+    written = init_site(target, parse_languages(args.lang), args.title)
+    for path in written:
+        print(f"created {path}")
+    where = "" if target.resolve() == Path.cwd() else f"cd {args.directory} && "
+    print(f"next: {where}site-builder serve    (or: site-builder build, site-builder check)")
+    return 0
+
+
 def cmd_new(args) -> int:
     from site_builder.config import load_config
     from site_builder.load import dump_post, load_post, slugify, split_lang_suffix
@@ -238,6 +250,17 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--into", default="content/posts", help="directory for the posts (default: content/posts)")
     p.add_argument("--force", action="store_true", help="overwrite existing post files")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "init",
+        help="start a new site in an empty directory",
+        description="Write site.yml, a first post, a post whose code is checked, .gitignore and a GitHub Actions "
+        "workflow (check, build --strict, publish to Pages) into DIRECTORY, which must be new or empty.",
+    )
+    p.add_argument("directory", help="where the site goes (created if missing; must be empty)")
+    p.add_argument("--lang", default="en", help="the site's languages, default first: en, or en,zh (default: en)")
+    p.add_argument("--title", help="the site's title (default: from the directory's name)")
+    p.set_defaults(func=cmd_init)
 
     p = sub.add_parser(
         "new",
