@@ -92,7 +92,7 @@ def main(n: int) -> None:
         bench_build.make_site(root, n)
         css_dir = root / "themes" / "default" / "static" / "css"
         css_dir.mkdir(parents=True)
-        shutil.copy(ROOT / "themes" / "default" / "static" / "css" / "site.css", css_dir / "site.css")
+        shutil.copy(ROOT / "site_builder" / "themes" / "default" / "static" / "css" / "site.css", css_dir / "site.css")
         t = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "site_builder", "build", "--source", str(root), "--output", str(root / "cold-out")],

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from importlib import resources
 from pathlib import Path
 
 import jinja2
@@ -22,7 +23,7 @@ from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map, fork_start, worker_count
 
 MARKER = ".site-builder"
-DEFAULT_THEME = Path(__file__).resolve().parent.parent / "themes" / "default"
+DEFAULT_THEME = Path(str(resources.files("site_builder") / "themes" / "default"))  # package data
 
 
 @dataclass

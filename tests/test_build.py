@@ -187,7 +187,7 @@ def test_a_template_edit_rewrites_only_the_pages_using_it(tmp_path):
     templates = root / "themes" / "default" / "templates"
     templates.mkdir(parents=True)
     for name in ("tags.html", "post.html", "base.html"):
-        shutil.copy(REPO / "themes/default/templates" / name, templates / name)
+        shutil.copy(REPO / "site_builder/themes/default/templates" / name, templates / name)
     build_site(root, root / "output")
     (templates / "tags.html").write_text((templates / "tags.html").read_text().replace("<h1", "<h1 data-edited"))
     changed = build_site(root, root / "output").changed_paths

@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # YAML, and a line of characters that trip lexers up (control bytes, CJK, unbalanced quotes and comments).
 SAMPLES = [
     *(p.read_text(encoding="utf-8")[:2500] for p in sorted((ROOT / "content" / "posts").glob("*.md"))[:3]),
-    (ROOT / "themes/default/static/css/site.css").read_text()[:2500],
-    (ROOT / "themes/default/static/js/gallery.js").read_text()[:2500],
-    (ROOT / "themes/default/templates/base.html").read_text()[:2500],
+    (ROOT / "site_builder/themes/default/static/css/site.css").read_text()[:2500],
+    (ROOT / "site_builder/themes/default/static/js/gallery.js").read_text()[:2500],
+    (ROOT / "site_builder/themes/default/templates/base.html").read_text()[:2500],
     (ROOT / "Makefile").read_text()[:2500],
     (ROOT / "site_builder/fastlex.py").read_text()[:2500],
     (ROOT / "site.yml").read_text()[:2500],

@@ -77,7 +77,7 @@ def site(tmp_path: Path) -> Path:
     write_post(root, "other.md", "title: Other\ndate: 2024-01-02", "Another post.\n")
     css = root / "themes" / "default" / "static" / "css"
     css.mkdir(parents=True)
-    shutil.copy(REPO / "themes" / "default" / "static" / "css" / "site.css", css / "site.css")
+    shutil.copy(REPO / "site_builder" / "themes" / "default" / "static" / "css" / "site.css", css / "site.css")
     return root
 
 

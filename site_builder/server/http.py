@@ -11,10 +11,11 @@ import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-CLIENT_JS = (Path(__file__).parent / "livereload.js").read_bytes()
+CLIENT_JS = (resources.files("site_builder.server") / "livereload.js").read_bytes()
 EVENTS_PATH = "/__livereload"
 SCRIPT_PATH = "/__livereload.js"
 SCRIPT_TAG = f'<script src="{SCRIPT_PATH}" defer></script>'.encode()

@@ -1,0 +1,104 @@
+"""The package as a user gets it: the wheel, installed into a fresh virtualenv outside the repository.
+
+From an empty directory, `init`, `build`, `check` and `serve` must work with nothing pointing into this checkout:
+the theme, the UI strings, the starter site and the reload script are package data.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+import venv
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, wait_for
+
+
+def _run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: int = 600) -> str:
+    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout + proc.stderr
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without anything that could lead Python back to this checkout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(str(REPO)))
+    return env
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The bin/ folder of a new virtualenv with the freshly built wheel (and its dependencies) installed."""
+    work = tmp_path_factory.mktemp("wheel")
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", REPO, cwd=work)
+    wheels = list((work / "dist").glob("site_builder-*.whl"))
+    assert len(wheels) == 1, wheels
+    venv.EnvBuilder(with_pip=True).create(work / "venv")
+    bin_dir = work / "venv" / "bin"
+    _run(bin_dir / "python", "-m", "pip", "install", "-q", wheels[0], cwd=work, env=_clean_env())
+    return bin_dir
+
+
+def test_the_wheel_carries_the_theme_and_scripts_and_a_license(installed: Path) -> None:
+    out = _run(
+        installed / "python",
+        "-c",
+        "import importlib.metadata as m, site_builder; print(site_builder.__file__); "
+        "print(m.metadata('site-builder')['License']); "
+        "print('\\n'.join(str(f) for f in m.files('site-builder')))",
+        cwd=installed,
+        env=_clean_env(),
+    )
+    where, license_, *files = out.splitlines()
+    assert not where.startswith(str(REPO)), where
+    assert license_ == "MIT"
+    for needed in ("themes/default/templates/base.html", "themes/default/i18n/zh.yml", "server/livereload.js",
+                   "themes/default/static/css/site.css", "starter/site.yml", "starter/github/site.yml"):  # fmt: skip
+        assert any(f.endswith(needed) for f in files), f"{needed} is not in the wheel"
+    assert _run(installed / "site-builder", "--version", env=_clean_env()).startswith("site-builder ")
+
+
+def test_init_build_check_and_serve_from_an_empty_directory(installed: Path, tmp_path: Path) -> None:
+    env = _clean_env()
+    site = tmp_path / "blog"
+    _run(installed / "site-builder", "init", site, "--lang", "en,zh", cwd=tmp_path, env=env)
+    assert (site / ".github" / "workflows" / "site.yml").is_file()
+    _run(installed / "site-builder", "build", cwd=site, env=env)
+    page = (site / "output" / "blog").rglob("index.html")
+    assert any("Hello, world" in p.read_text(encoding="utf-8") for p in page)
+    assert (site / "output" / "css" / "site.css").is_file(), "the theme's static files come from the package"
+    assert (site / "output" / "zh" / "index.html").is_file()
+    checked = _run(installed / "site-builder", "check", cwd=site, env=env)
+    assert checked.strip().splitlines()[-1] == "2 passed, 0 failed"
+    _serve_and_fetch(installed, site, env)
+
+
+def _serve_and_fetch(installed: Path, site: Path, env: dict[str, str]) -> None:
+    proc = subprocess.Popen(
+        [str(installed / "site-builder"), "serve", "--port", "0"],
+        cwd=site, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        lines: list[str] = []
+
+        def url() -> str | None:
+            line = proc.stdout.readline() if proc.stdout else ""
+            lines.append(line)
+            found = re.search(r"serving (http://127\.0\.0\.1:\d+/)", line)
+            return found.group(1) if found else None
+
+        base = wait_for(url, timeout=60)
+        home = urllib.request.urlopen(base, timeout=10).read().decode()
+        assert "Hello, world" in home and "__livereload.js" in home
+        script = urllib.request.urlopen(base + "__livereload.js", timeout=10).read().decode()
+        assert "EventSource" in script
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
