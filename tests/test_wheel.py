@@ -16,7 +16,6 @@ import venv
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, wait_for
 
 
