@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -497,3 +498,32 @@ def test_rebuilds_with_local_images_equal_full_builds(tmp_path):
     s.rebuild(["content/posts/boat.jpg"])
     s.save(("trip.md", text.replace("Look.", "Look.\n\n![A boat](boat.jpg)")))
     assert "/blog/2025/trip/boat.jpg" in s.early[0], "the page's new photo is in place when the page reloads"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"])
+def test_a_signal_stops_serve_cleanly_and_removes_its_temporary_output(site: Path, signum: int) -> None:
+    srv = Server(site)
+    assert srv.output.is_dir()
+    srv.proc.send_signal(signum)
+    assert srv.proc.wait(timeout=15) == 0
+    rest = srv.proc.stdout.read() if srv.proc.stdout else ""
+    assert "stopped" in rest and "Traceback" not in rest, rest
+    assert not srv.output.parent.exists(), "the temporary directory was left behind"
+
+
+def test_sigterm_during_the_first_build_still_removes_the_temporary_output(site: Path, tmp_path: Path) -> None:
+    """A signal before the server is up (the first build of a big site takes seconds) cleans up too."""
+    for i in range(600):
+        write_post(site, f"p{i}.md", f"title: P{i}\ndate: 2020-01-01", "Text $x^2$.\n\n```python\nx = 1\n```\n" * 20)
+    env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder", "serve", "--source", str(site), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    wait_for(lambda: list((tmp_path / "tmp").iterdir()), timeout=30, step=0.01)  # serve made its folder, then builds
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert "serving" not in out, "the build finished before the signal: make the site bigger"
+    assert "Traceback" not in out, out
+    assert list((tmp_path / "tmp").iterdir()) == [], "the temporary directory was left behind"

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
 import webbrowser
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from site_builder.build import BuildResult, BuildState
+from site_builder.build.context import Log
 from site_builder.build.incremental import rebuild, warm_up
 from site_builder.config import load_config
 from site_builder.errors import ExecutionFailed, SiteError
@@ -31,7 +34,7 @@ class DevSite:
     output: Path
     events: Broadcaster = field(default_factory=Broadcaster)
     state: BuildState | None = None  # what the last build left, kept warm
-    log: object = print
+    log: Log = print
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_error: str = ""
     pending: set[str] | None = field(
@@ -157,31 +160,27 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     open_browser: bool = False,
-    log=print,
+    log: Log = print,
     ready: threading.Event | None = None,
     stop: threading.Event | None = None,
 ) -> int:
-    """Build once, serve, watch and rebuild until Ctrl-C (or `stop`); cleans up everything it started."""
+    """Build once, serve, watch and rebuild until Ctrl-C, SIGTERM or SIGHUP (or `stop`); then remove everything it
+    made, the temporary output included, whatever moment the signal came."""
     root = root.resolve()
-    workdir = Path(tempfile.mkdtemp(prefix="site-builder-serve-"))
-    site = DevSite(root, workdir / "site", log=log)
-    first = site.rebuild()
-    if first is not None:
-        log(f"built {first.posts} posts in {first.seconds:.2f}s")
-    threading.Thread(target=site.warm_up, name="warm-up", daemon=True).start()
-    server = SiteServer((host, port), site)
-    watcher = Watcher(root, site.rebuild, log=log, on_change=site.interrupt.set)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="http", daemon=True)
     stop = stop or threading.Event()
+    workdir = Path(tempfile.mkdtemp(prefix="site-builder-serve-"))
+    previous = _stop_on_signals()
+    parts = _Running()
     try:
-        thread.start()
-        watcher.start()
-        url = f"http://{host}:{server.server_address[1]}/"
-        scope = (
-            "only this machine can connect"
-            if host in ("127.0.0.1", "localhost", "::1")
-            else "reachable from the network"
-        )
+        site = DevSite(root, workdir / "site", log=log)
+        first = site.rebuild()
+        if first is not None:
+            log(f"built {first.posts} posts in {first.seconds:.2f}s")
+        threading.Thread(target=site.warm_up, name="warm-up", daemon=True).start()
+        parts.start(site, host, port)
+        url = f"http://{host}:{parts.port}/"
+        local = host in ("127.0.0.1", "localhost", "::1")
+        scope = "only this machine can connect" if local else "reachable from the network"
         log(f"serving {url} (bound to {host}: {scope}) from {site.output}")
         log("watching content/, themes/ and site.yml; Ctrl-C stops")
         if open_browser:
@@ -193,11 +192,56 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
-        site.events.closed.set()
-        watcher.stop()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=2)
+        parts.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         log("stopped")
     return 0
+
+
+@dataclass
+class _Running:
+    """What `serve` started besides the first build: the HTTP server, its thread and the file watcher."""
+
+    server: SiteServer | None = None
+    thread: threading.Thread | None = None
+    watcher: Watcher | None = None
+    site: DevSite | None = None
+    port: int = 0
+
+    def start(self, site: DevSite, host: str, port: int) -> None:
+        self.site = site
+        self.server = SiteServer((host, port), site)
+        self.port = self.server.server_address[1]
+        self.watcher = Watcher(site.root, site.rebuild, log=site.log, on_change=site.interrupt.set)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, name="http", daemon=True
+        )
+        self.thread.start()
+        self.watcher.start()
+
+    def stop(self) -> None:
+        if self.site is not None:
+            self.site.events.closed.set()
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+        if self.thread is not None:
+            self.thread.join(timeout=2)
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP stop the server as Ctrl-C does (in the main thread only, where Python runs handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        previous[signum] = signal.signal(signum, interrupt)
+    return previous
