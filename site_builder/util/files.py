@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_new(path: str | os.PathLike[str], data: bytes) -> None:
@@ -19,20 +22,22 @@ def write_new(path: str | os.PathLike[str], data: bytes) -> None:
         os.close(fd)
 
 
-def atomic_write(
-    path: str | os.PathLike[str], data: str | bytes, tmp_dir: str | os.PathLike[str] | None = None
-) -> None:
-    """Replace `path` with `data` in one step: written to a temporary file beside it (or in `tmp_dir`, on the same
-    file system), then renamed over it. A reader sees the old file or the new one, never a part."""
+@contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A file to write that replaces `path` in one step when the block ends: written beside it, then renamed over
+    it. A reader sees the old file or the new one, never a part; on an error the old file stays as it was."""
     target = Path(path)
-    folder = Path(tmp_dir) if tmp_dir is not None else target.parent
-    tmp = folder / f".{target.name}.{os.getpid()}.tmp"
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        write_new(tmp, data.encode("utf-8") if isinstance(data, str) else data)
+        with open(tmp, "wb") as fh:
+            yield fh
         os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Replace `path` with `data` in one step (see `atomic_file`)."""
+    with atomic_file(path) as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)

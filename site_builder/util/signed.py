@@ -14,8 +14,9 @@ import pickle
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from site_builder.util.files import atomic_write
+from site_builder.util.files import atomic_file
 
 MAGIC = b"site-builder signed cache 1\n"
 _DIGEST = 32  # bytes of HMAC-SHA256
@@ -56,20 +57,39 @@ class Signer:
         return cls(key)
 
     def dump(self, path: Path, value: object) -> None:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        mac = hmac.digest(self.key, data, "sha256")
+        """Pickle `value` into `path`, streamed through the HMAC (no copy of the pickle in memory), written beside
+        it and renamed over it."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, b"".join((MAGIC, mac, data)))
+        with atomic_file(path) as fh:
+            fh.write(MAGIC + bytes(_DIGEST))  # the MAC's place, filled in once the pickle is written
+            signing = _SigningWriter(fh, hmac.new(self.key, digestmod="sha256"))
+            pickle.dump(value, signing, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.seek(len(MAGIC))
+            fh.write(signing.mac.digest())
 
     def load(self, path: Path) -> object:
         """The value in `path`; FileNotFoundError when there is none, Unsigned when it must not be trusted."""
-        blob = path.read_bytes()
-        if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + _DIGEST:
+        with open(path, "rb") as fh:
+            blob = memoryview(fh.read())
+        head = len(MAGIC) + _DIGEST
+        if blob[: len(MAGIC)] != MAGIC or len(blob) < head:
             raise Unsigned("not a signed site-builder cache")
-        mac, data = blob[len(MAGIC) : len(MAGIC) + _DIGEST], blob[len(MAGIC) + _DIGEST :]
-        if not hmac.compare_digest(mac, hmac.digest(self.key, data, "sha256")):
+        data = blob[head:]
+        if not hmac.compare_digest(blob[len(MAGIC) : head], hmac.digest(self.key, data, "sha256")):
             raise Unsigned("its signature does not match this user's key (made elsewhere, or damaged)")
         try:
             return pickle.loads(data)
         except Exception as exc:  # signed by us, yet unreadable: another version's classes
             raise Unsigned(f"unreadable ({type(exc).__name__})") from None
+
+
+@dataclass
+class _SigningWriter:
+    """A file that feeds the HMAC every byte pickle writes to it."""
+
+    fh: BinaryIO
+    mac: hmac.HMAC
+
+    def write(self, data: bytes) -> int:
+        self.mac.update(data)
+        return self.fh.write(data)
