@@ -21,7 +21,35 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = ["the", "data", "worker", "task", "memory", "node", "cluster", "array", "index", "batch", "shard", "queue", "frame", "rotation", "vector", "matrix", "scheduler", "object", "store", "actor", "process", "result", "chunk", "budget", "limit", "retry", "signal"]
+WORDS = [
+    "the",
+    "data",
+    "worker",
+    "task",
+    "memory",
+    "node",
+    "cluster",
+    "array",
+    "index",
+    "batch",
+    "shard",
+    "queue",
+    "frame",
+    "rotation",
+    "vector",
+    "matrix",
+    "scheduler",
+    "object",
+    "store",
+    "actor",
+    "process",
+    "result",
+    "chunk",
+    "budget",
+    "limit",
+    "retry",
+    "signal",
+]
 
 
 def sentence(rng: random.Random, n: int) -> str:

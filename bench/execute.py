@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from site_builder.config import load_config  # noqa: E402
-from site_builder.execute import make_job, run_job  # noqa: E402
-from site_builder.load import load_post  # noqa: E402
+from site_builder.config import load_config
+from site_builder.execute import make_job, run_job
+from site_builder.load import load_post
 
 
 def overhead(n: int = 20) -> list[float]:

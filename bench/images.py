@@ -34,7 +34,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFilter
 from site_builder.build import build_site
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build import cpu_name  # noqa: E402  (bench/build.py)
+from build import cpu_name
 
 PHOTO_VERSION = "1"  # bump when the generated photos change, so cached ones are not reused
 STAGES = ("load+render", "pages", "images", "commit")

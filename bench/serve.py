@@ -118,7 +118,7 @@ def main(n: int) -> None:
                 marker = f"Edit number {i} here."
                 t0 = time.time()
                 post.write_text(text + f"\n{marker}\n")
-                wait(lambda: marker in driver.execute_script("return document.body.innerText"))
+                wait(lambda marker=marker: marker in driver.execute_script("return document.body.innerText"))
                 origin, loaded = driver.execute_script(
                     "const e = performance.getEntriesByType('navigation')[0];"
                     "return [performance.timeOrigin, e.domContentLoadedEventEnd];"

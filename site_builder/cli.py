@@ -48,15 +48,20 @@ def cmd_build(args) -> int:
             f"ran code in {len(result.runs)} posts: {blocks} blocks passed, {failed} failed"
             + (" (shown in the pages: --keep-going)" if failed else "")
         )
+    written = result.files_changed - result.files_removed
     print(
-        f"built {result.posts} posts into {result.output} in {result.seconds:.2f}s: "
-        f"{result.fragments_rendered} posts rendered, {result.pages_rendered} pages written, "
-        f"{result.files_changed} of {result.pages} files changed"
-        + (f", {result.images} images processed" if result.images else "")
+        f"built {_count(result.posts, 'post')} into {result.output} in {result.seconds:.2f}s: "
+        f"{result.fragments_rendered} rendered, {_count(result.pages_rendered, 'page')} rendered, "
+        f"{_count(written, 'file')} written, {result.files_removed} removed ({result.pages} files in all)"
+        + (f", {_count(result.images, 'image')} processed" if result.images else "")
     )
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
-    return 0
+    return 1 if any(not run.ok for run in result.runs.values()) else 0  # --keep-going wrote the site, yet it failed
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _exec_options(args):
@@ -125,6 +130,8 @@ def cmd_new(args) -> int:
     config = load_config(_site_root(args.source, "new").resolve())
     if not args.title.strip():
         raise SiteError("the title is empty")
+    if args.title.strip().endswith(".md"):  # a path, as `hugo new posts/x.md`: the title comes from its name
+        return _new_at_path(args, config)
     lang = args.lang or config.language
     now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
     meta = {"title": args.title, "date": now.isoformat(), "tags": [], "lang": lang}
@@ -162,6 +169,30 @@ def cmd_new(args) -> int:
             else "a post with this name already exists; choose another --slug",
             path,
         ) from None
+    print(f"created {os.path.relpath(path)}")
+    return 0
+
+
+def _new_at_path(args, config) -> int:
+    """`new content/posts/my-post.md` (or `my-post.zh.md`): that file, titled from its name."""
+    from site_builder.load import dump_post, split_lang_suffix
+
+    given = Path(args.title.strip())
+    posts = (config.root / config.posts_dir).resolve()
+    path = (posts / given.name) if given.parent == Path(".") else (Path.cwd() / given).resolve()
+    if posts not in path.parents:
+        raise SiteError(f"{args.title}: a new post goes under {config.posts_dir}/ (where the build looks for posts)")
+    stem, suffix_lang = split_lang_suffix(path.stem, config)
+    lang = args.lang or suffix_lang or config.language
+    title = stem.replace("-", " ").replace("_", " ").strip().capitalize() or "Untitled"
+    now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
+    meta = {"title": title, "date": now.isoformat(), "tags": [], "lang": lang}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8") as fh:  # never overwrite a post
+            fh.write(dump_post(meta, "Write here.\n"))
+    except FileExistsError:
+        raise SiteError("a post with this name already exists", path) from None
     print(f"created {os.path.relpath(path)}")
     return 0
 
@@ -267,7 +298,7 @@ def make_parser() -> argparse.ArgumentParser:
         help="start a new post with its front matter filled in",
         description="Create content/posts/SLUG.md with title, date, tags and lang.",
     )
-    p.add_argument("title", help="the post's title")
+    p.add_argument("title", help="the post's title, or the path of the new file (content/posts/my-post.md)")
     p.add_argument("--lang", help="language code, e.g. zh (default: the site's language)")
     p.add_argument("--slug", help="file name and URL slug (default: from the title)")
     p.add_argument(

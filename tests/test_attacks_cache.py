@@ -11,7 +11,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-
 from helpers import make_site, run_cli, write_post
 
 CACHE = Path(".cache") / "build.pickle"

@@ -100,7 +100,7 @@ def test_feed_holds_the_newest_ten_posts_unless_told(tmp_path):
     assert [e.title for e in feed.entries] == [f"Day {d}" for d in range(12, 2, -1)], "as jekyll-feed: newest 10"
     before = (root / "output" / "feed.xml").stat().st_mtime_ns
     write_post(root, "p01.md", "title: Day 1\ndate: 2024-03-01", "Edited, but too old for the feed.\n")
-    assert "1 posts rendered" in run_cli("build", "--source", str(root), check=True).stdout
+    assert ": 1 rendered," in run_cli("build", "--source", str(root), check=True).stdout
     assert (root / "output" / "feed.xml").stat().st_mtime_ns == before
     (root / "site.yml").write_text("title: T\nurl: https://example.org\nfeed_limit: 0\n")
     run_cli("build", "--source", str(root), check=True)
@@ -130,7 +130,7 @@ def test_site_theme_overrides_default_templates(site):
 def test_rebuild_with_nothing_changed_rewrites_nothing(site):
     before = {p: p.stat().st_mtime_ns for p in (site / "output").rglob("*") if p.is_file()}
     out = run_cli("build", "--source", str(site), check=True).stdout
-    assert "0 posts rendered" in out and "0 pages written" in out
+    assert "0 rendered, 0 pages rendered, 0 files written" in out
     after = {p: p.stat().st_mtime_ns for p in (site / "output").rglob("*") if p.is_file() and p.name != ".site-builder"}
     assert all(before[p] == m for p, m in after.items())
 
@@ -167,7 +167,7 @@ def test_editing_a_post_updates_its_page_and_lists(site):
         post.read_text().replace("title: First post", "title: First post, edited").replace("A note", "An edited note")
     )
     out = run_cli("build", "--source", str(site), check=True).stdout
-    assert "1 posts rendered" in out
+    assert ": 1 rendered," in out
     assert "An edited note" in page(site, "/blog/2024/first/")
     assert "First post, edited" in page(site, "/blog/2024/first/")
     assert "First post, edited" in page(site, "/page/2/")
@@ -210,6 +210,6 @@ def test_a_site_without_site_yml_builds_with_the_defaults(tmp_path):
     root = tmp_path / "bare"
     write_post(root, "hi.md", "title: Hi\ndate: 2026-11-21T22:19:50+00:00\ntags: []\nlang: en", "Write here.\n")
     out = run_cli("build", "--source", str(root), check=True).stdout
-    assert "built 1 posts" in out
+    assert "built 1 post " in out
     html = (root / "output" / "blog" / "2026" / "hi" / "index.html").read_text()
     assert '<html lang="en">' in html and "Write here." in html

@@ -119,7 +119,7 @@ def test_build_fails_on_failing_code_and_keeps_the_output(tmp_path):
     assert snapshot(site / "output") == before, "a failed build changed the output"
 
     proc = run_cli("build", "--source", str(site), "--keep-going")
-    assert proc.returncode == 0, out(proc)
+    assert proc.returncode == 1, out(proc)  # the site is written, but a failed post is not a success
     assert "1 failed" in proc.stdout
     body = page(site, "bad")
     m = re.search(r'<div class="exec-error">(.*?)</div>', body, re.S)
@@ -156,7 +156,7 @@ def test_build_keep_going_shows_post_level_failures(tmp_path):
     """,
     )
     proc = run_cli("build", "--source", str(site), "--keep-going")
-    assert proc.returncode == 0, out(proc)
+    assert proc.returncode == 1, out(proc)
     body = page(site, "crash")
     m = re.search(r'<div class="exec-error">(.*?)</div>', body, re.S)
     assert m, body

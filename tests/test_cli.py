@@ -75,7 +75,7 @@ def test_new_creates_a_post_that_builds(site):
     assert meta["lang"] == "en"
     assert re.match(r"^\d{4}-\d{2}-\d{2}", str(meta["date"])), meta["date"]
     build = run_cli("build", cwd=site, check=True)
-    assert "built 1 posts" in build.stdout
+    assert "built 1 post " in build.stdout
     year = str(meta["date"])[:4]
     page = site / "output/blog" / year / "hello-world/index.html"
     assert "Hello World" in page.read_text(encoding="utf-8")
@@ -157,7 +157,7 @@ def test_new_reports_a_broken_site_yml(site):
 def test_build_defaults_to_output_in_the_source(site, tmp_path):
     run_cli("new", "One", cwd=site, check=True)
     proc = run_cli("build", "--source", "site", cwd=tmp_path, check=True)
-    assert re.match(r"^built 1 posts into .*site/output", proc.stdout), proc.stdout
+    assert re.match(r"^built 1 post into .*site/output", proc.stdout), proc.stdout
     assert (site / "output/index.html").exists()
     assert not (tmp_path / "output").exists()
 
@@ -165,3 +165,23 @@ def test_build_defaults_to_output_in_the_source(site, tmp_path):
 def test_build_verbose_prints_stage_timings(site):
     proc = run_cli("build", "-v", cwd=site, check=True)
     assert re.search(r"setup \d+\.\d+s", proc.stdout), proc.stdout
+
+
+@pytest.mark.parametrize(
+    "given, made, title",
+    [
+        ("content/posts/my-first-post.md", "content/posts/my-first-post.md", "My first post"),
+        ("notes/deep-dive.md", None, None),
+        ("later.md", "content/posts/later.md", "Later"),
+    ],
+)
+def test_new_accepts_a_path_as_hugo_does(site, given, made, title):
+    proc = run_cli("new", given, cwd=site)
+    if made is None:
+        assert_one_line_error(proc, r"a new post goes under content/posts/")
+        assert not (site / given).exists()
+        return
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (site / "content/posts").iterdir()) == [Path(made).name]
+    assert front_matter(site / made)["title"] == title
+    assert "built 1 post " in run_cli("build", cwd=site, check=True).stdout

@@ -145,7 +145,7 @@ def test_a_custom_prefix_moves_every_page_of_the_language(cn_site):
     assert switch(html(cn_site, "/cn/blog/2025/x/"))[1] == {"English": "/blog/2025/x/"}
     feed = feedparser.parse(out(cn_site, "/cn/feed.xml").read_bytes())
     assert feed.bozo == 0 and [e.title for e in feed.entries] == ["叉"]
-    assert {l.rel: l.href for l in feed.feed.links}["self"] == f"{URL}/cn/feed.xml"
+    assert {link.rel: link.href for link in feed.feed.links}["self"] == f"{URL}/cn/feed.xml"
 
 
 # 2. hreflang
@@ -303,7 +303,7 @@ def test_zh_feed_holds_only_posts_written_in_chinese(site, feeds):
         "/zh/blog/2024/你好世界/",
     }
     assert "urn:uuid:hello-zh" in {e.id for e in zh.entries}
-    links = {l.rel: l.href for l in zh.feed.links}
+    links = {link.rel: link.href for link in zh.feed.links}
     assert links["self"] == f"{URL}/zh/feed.xml" and links["alternate"] == f"{URL}/zh/"
     assert zh.feed.id != main.feed.id
 

@@ -1,4 +1,5 @@
-"""Gallery images: WebP variants at the right sizes, EXIF orientation applied, GPS never published, cached, errors in place.
+"""Gallery images: WebP variants at the right sizes, EXIF orientation applied, GPS never published, cached,
+errors in place.
 
 Every test makes real image files with Pillow in tmp_path and looks at the files a reader would download.
 """
@@ -235,7 +236,7 @@ def test_unchanged_images_come_from_the_cache_and_a_touched_one_is_redone(tmp_pa
 
 
 def test_unusable_files_give_one_line_errors(tmp_path, cache):
-    with pytest.raises(ImageError, match="^file not found$"):
+    with pytest.raises(ImageError, match=r"^file not found$"):
         probe(tmp_path / "missing.jpg")
     (tmp_path / "notes.jpg").write_text("these are notes, not a photo\n")
     with pytest.raises(ImageError, match="not an image"):

@@ -28,9 +28,9 @@ class BuildResult:
     output: Path
     posts: int
     fragments_rendered: int
-    pages: int
-    pages_rendered: int
-    files_changed: int
+    pages: int  # files in the output
+    pages_rendered: int  # pages whose template was rendered (the others had not changed)
+    files_changed: int  # files written, replaced or removed
     seconds: float
     timings: dict[str, float]
     runs: dict[str, PostRun]
@@ -38,6 +38,7 @@ class BuildResult:
     state: BuildState
     images: int = 0  # local images processed (0 when every variant was already in the output)
     warnings: list[SiteWarning] = field(default_factory=list)
+    files_removed: int = 0  # outputs of the last build this one no longer makes
     finish: Callable[[Callable[[], bool]], list[str]] | None = None  # serve: writes the feeds late, see incremental
 
 
@@ -80,6 +81,7 @@ def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[],
 def finish_build(ctx: BuildContext, writer: OutputWriter, site: SitePosts, written: Written) -> BuildResult:
     """Record what the output now holds, save the state (a cold build that changed something), sum up."""
     state = ctx.state
+    previous = set(state.pages) if state.output == str(ctx.output) else set()
     unchanged = (
         not written.files_changed and not site.fresh and state.pages == writer.keys and state.output == str(ctx.output)
     )
@@ -105,4 +107,5 @@ def finish_build(ctx: BuildContext, writer: OutputWriter, site: SitePosts, writt
         state,
         written.images,
         ctx.warnings,
+        len(previous - writer.keys.keys()),
     )

@@ -49,7 +49,7 @@ class SitePosts:
 
     posts: list[Post]  # published posts, in file path order
     rendered: dict[str, Rendered]  # their fragments, by permalink
-    fresh: int  # fragments rendered by this build
+    fresh: int  # published posts rendered by this build (the others' fragments came from the state)
     runs: dict[str, PostRun]  # executing posts' runs, by post path
     loaded: list[Post]  # posts read from disk by this build
 
@@ -69,14 +69,14 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     results = sorted(known + loaded, key=lambda r: str(r.post.source))
     posts = check_posts([r.post for r in results])
     runs = _execute(ctx, results, {id(p) for p in posts}, options)
+    published = {id(p) for p in posts}
     fresh = 0
     for r in results:
         if r.rendered is not None:
             ctx.state.fragments[r.key] = r.rendered
-            fresh += 1
+            fresh += id(r.post) in published  # drafts are rendered too, but not published
     ctx.state.loaded_posts_changed = bool(todo) or len(results) != len(ctx.state.posts)
     ctx.state.posts = {str(r.post.source): PostRecord(r.stamp, r.post, r.key) for r in results}
-    published = {id(p) for p in posts}
     rendered = {r.post.permalink: ctx.state.fragments[r.key] for r in results if id(r.post) in published}
     return SitePosts(posts, rendered, fresh, runs, [r.post for r in loaded])
 
