@@ -1,4 +1,4 @@
-"""`site-builder init DIR`: a new site that builds at once, from the starter files shipped in the package."""
+"""The starter site `site-builder init` writes: the files in this folder (package data), filled in."""
 
 from __future__ import annotations
 
