@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from site_builder.config import load_config
 from site_builder.execute import make_job, run_job
 from site_builder.load import load_post
+from site_builder.parse import parse_post
 
 
 def overhead(n: int = 20) -> list[float]:
@@ -35,7 +36,7 @@ def overhead(n: int = 20) -> list[float]:
         for i in range(n):
             path = posts / f"p{i}.md"
             path.write_text(f"---\ntitle: P{i}\ndate: 2025-01-01\nexecute: true\n---\n\n```python\nx = {i}\n```\n")
-            job = make_job(load_post(path, config))
+            job = make_job(parse_post(load_post(path, config)))
             start = time.perf_counter()
             run = run_job(job)
             times.append(time.perf_counter() - start)

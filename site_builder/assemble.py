@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
-from site_builder.load import front_matter_line, slugify
+from site_builder.load import slugify
 from site_builder.models import Page, Post, Rendered
 from site_builder.util.hashing import content_key
 
@@ -126,7 +126,7 @@ def _translation_groups(config: SiteConfig, views: list[PostView]) -> dict[str, 
                 f"{first.post.rel} and {second.post.rel} are both the {view.post.lang!r} version of "
                 f"{view.post.translation_key!r} (give one another lang or translation_key)",
                 blamed.post.rel,
-                (front_matter_line(blamed.post.source, key) if key else None) or 1,
+                (blamed.post.lines.get(key) if key else None) or 1,
             )
         group[view.post.lang] = view
     return groups
@@ -253,7 +253,7 @@ def _post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
 
 def _place(post: Post) -> tuple:
     """What of a post decides which lists show it, where, and beside which posts and translations."""
-    return (post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, bool(post.meta.get("draft")))
+    return (post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, post.draft)
 
 
 def update_posts(memo: dict, site_key: str, changes: list[tuple[Post, Post, Rendered]]) -> SiteModel | None:

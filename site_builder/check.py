@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.config import load_config
-from site_builder.execute import ExecOptions, PostRun, executes, run_posts
+from site_builder.execute import ExecOptions, PostRun, run_posts
 from site_builder.load import load_posts
+from site_builder.parse import parse_post
 
 EXEC_CACHE = Path(".cache") / "exec"
 
@@ -42,8 +43,7 @@ class CheckReport:
                 "reason": run.reason,
                 "seconds": round(run.seconds, 3),
                 "failures": [
-                    {"line": line, "type": kind, "message": message, "detail": detail}
-                    for line, kind, message, detail in run.failures
+                    {"line": f.line, "type": f.kind, "message": f.message, "detail": f.detail} for f in run.failures
                 ],
             }
             for run in sorted(self.runs.values(), key=lambda r: r.rel)
@@ -52,8 +52,8 @@ class CheckReport:
 
 def check_site(root: Path, options: ExecOptions) -> CheckReport:
     config = load_config(root.resolve())
-    posts = [p for p in load_posts(config) if executes(p)]
-    return CheckReport(run_posts(posts, config.root / EXEC_CACHE, options))
+    parsed = [parse_post(p) for p in load_posts(config) if p.execute]
+    return CheckReport(run_posts(parsed, config.root / EXEC_CACHE, options))
 
 
 def write_json(report: CheckReport, path: Path) -> None:

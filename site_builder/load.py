@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import unicodedata
@@ -12,12 +11,13 @@ from pathlib import Path
 
 import yaml
 
-from site_builder.config import SafeLoader as _Loader  # the C loader when available: ~10x faster
-from site_builder.config import SiteConfig, yaml_error_line
+from site_builder.config import SiteConfig
+from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
 from site_builder.errors import SiteError
 from site_builder.models import Post
+from site_builder.util.hashing import bytes_digest
 
-_FENCE = "---"
+__all__ = ["split_front_matter"]  # re-exported: importers read posts' front matter from here
 
 
 @lru_cache(maxsize=4096)  # pages link every tag they show: a site has few tags and many links to them
@@ -28,50 +28,9 @@ def slugify(text: str) -> str:
     return re.sub(r"[\s_-]+", "-", text).strip("-") or "post"
 
 
-def split_front_matter(text: str, rel: str) -> tuple[dict, str, int]:
-    """Split `---` YAML front matter from the body; returns (meta, body, body_line)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != _FENCE:
-        raise SiteError("missing front matter (the file must start with a '---' line)", rel, 1)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in (_FENCE, "..."):
-            break
-    else:
-        raise SiteError("front matter is not closed by a '---' line", rel, 1)
-    raw = "\n".join(lines[1:i])
-    try:
-        meta = yaml.load(raw, Loader=_Loader) or {}
-    except yaml.YAMLError as exc:
-        line = yaml_error_line(exc, raw)
-        line = line + 1 if line else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SiteError(f"invalid YAML front matter: {problem}", rel, line) from None
-    if not isinstance(meta, dict):
-        raise SiteError("front matter must be a mapping of keys to values", rel, 2)
-    return meta, "\n".join(lines[i + 1 :]), i + 2
-
-
-def _key_line(text: str, key: str) -> int | None:
-    for n, line in enumerate(text.split("\n")[:200], 1):
-        if line.startswith(f"{key}:"):
-            return n
-    return None
-
-
-def front_matter_line(path: Path, key: str) -> int | None:
-    """Line of `key:` in a post file's front matter, for messages about a post already loaded."""
-    try:
-        return _key_line(path.read_text(encoding="utf-8"), key)
-    except OSError:
-        return None
-
-
-def parse_date(meta: dict, key: str, rel: str, text: str) -> datetime:
-    """A front matter date (`meta[key]`): a YAML date/datetime or an ISO string; naive means UTC. The key's line
-    in `text` is looked up only for an error."""
-    value = meta[key]
+def parse_date(front: FrontMatter, key: str, rel: str) -> datetime:
+    """A front matter date (`front.meta[key]`): a YAML date/datetime or an ISO string; naive means UTC."""
+    value = front.meta[key]
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, date):
@@ -81,7 +40,7 @@ def parse_date(meta: dict, key: str, rel: str, text: str) -> datetime:
             dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))  # a str, or not a date at all
         except (ValueError, AttributeError):
             hint = " (use YYYY-MM-DD or ISO 8601)" if isinstance(value, str) else ""
-            raise SiteError(f"{key!r} is not a date: {value!r}{hint}", rel, _key_line(text, key)) from None
+            raise SiteError(f"{key!r} is not a date: {value!r}{hint}", rel, front.line(key)) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt
@@ -123,32 +82,66 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise SiteError(f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x})", rel, line) from None
-    text = text.replace("\r\n", "\n")
-    meta, body, body_line = split_front_matter(text, rel)
+    front = read_front_matter(text.replace("\r\n", "\n"), rel)
+    meta = front.meta
     title = meta.get("title")
     if title is None or not str(title).strip():
-        raise SiteError("front matter has no 'title'", rel, _key_line(text, "title") or 1)
+        raise SiteError("front matter has no 'title'", rel, front.line("title", 1))
     if "date" not in meta or meta["date"] in (None, ""):
-        raise SiteError("front matter has no 'date'", rel, _key_line(text, "date") or 1)
-    dt = parse_date(meta, "date", rel, text)
-    updated = parse_date(meta, "updated", rel, text) if meta.get("updated") else dt
-    tags = meta.get("tags") or []
+        raise SiteError("front matter has no 'date'", rel, front.line("date", 1))
+    dt = parse_date(front, "date", rel)
+    stem, lang = _language(path, cfg, front, rel)
+    slug = str(meta.get("slug") or slugify(stem))
+    return Post(
+        source=path,
+        rel=rel,
+        title=str(title),
+        date=dt,
+        updated=parse_date(front, "updated", rel) if meta.get("updated") else dt,
+        tags=_tags(front, rel),
+        lang=lang,
+        slug=slug,
+        permalink=(permalink := _permalink(cfg, front, rel, dt, slug, lang)),
+        id=str(meta.get("id") or cfg.absolute(permalink)),
+        summary=str(meta.get("summary") or ""),
+        body=front.body,
+        body_line=front.body_line,
+        meta=meta,
+        digest=bytes_digest(data),
+        translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg)),
+        lines=front.lines,
+        warnings=front.warnings,
+        draft=bool(meta.get("draft")),
+        execute=meta.get("execute") is True,
+    )
+
+
+def _tags(front: FrontMatter, rel: str) -> list[str]:
+    tags = front.meta.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
     if not isinstance(tags, list):
-        raise SiteError("'tags' must be a list", rel, _key_line(text, "tags"))
+        raise SiteError("'tags' must be a list", rel, front.line("tags"))
+    return [str(t) for t in tags]
+
+
+def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tuple[str, str]:
+    """(file name without its language suffix, the post's language)."""
     stem, suffix_lang = split_lang_suffix(path.stem, cfg)
-    lang = str(meta.get("lang") or suffix_lang or cfg.language)
-    if suffix_lang and meta.get("lang") and str(meta["lang"]) != suffix_lang:
+    declared = front.meta.get("lang")
+    if suffix_lang and declared and str(declared) != suffix_lang:
         raise SiteError(
-            f"the file name says language {suffix_lang!r} but the front matter says lang: {meta['lang']}",
+            f"the file name says language {suffix_lang!r} but the front matter says lang: {declared}",
             rel,
-            _key_line(text, "lang"),
+            front.line("lang"),
         )
-    slug = str(meta.get("slug") or slugify(stem))
-    permalink = meta.get("permalink")
-    if permalink:
-        permalink = normalise_permalink(str(permalink))
+    return stem, str(declared or suffix_lang or cfg.language)
+
+
+def _permalink(cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str) -> str:
+    meta = front.meta
+    if meta.get("permalink"):
+        permalink = normalise_permalink(str(meta["permalink"]))
     else:
         pattern = cfg.permalink
         prefix = cfg.languages[lang].prefix if lang in cfg.languages else "/"
@@ -158,26 +151,8 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
     problem = unsafe_permalink(permalink)
     if problem:
         key = "permalink" if meta.get("permalink") else "slug" if meta.get("slug") else None
-        raise SiteError(f"bad permalink {permalink!r}: {problem}", rel, (_key_line(text, key) if key else None) or 1)
-    post_id = str(meta.get("id") or cfg.absolute(permalink))
-    return Post(
-        source=path,
-        rel=rel,
-        title=str(title),
-        date=dt,
-        updated=updated,
-        tags=[str(t) for t in tags],
-        lang=lang,
-        slug=slug,
-        permalink=permalink,
-        id=post_id,
-        summary=str(meta.get("summary") or ""),
-        body=body,
-        body_line=body_line,
-        meta=meta,
-        digest=hashlib.sha1(data).hexdigest(),
-        translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg)),
-    )
+        raise SiteError(f"bad permalink {permalink!r}: {problem}", rel, front.line(key, 1))
+    return permalink
 
 
 def split_lang_suffix(stem: str, cfg: SiteConfig) -> tuple[str, str | None]:
@@ -252,17 +227,17 @@ def check_posts(posts: list[Post]) -> list[Post]:
     """The published posts; two posts claiming one permalink is an error."""
     seen: dict[str, Post] = {}
     for post in posts:
-        if post.meta.get("draft"):
+        if post.draft:
             continue
         other = seen.get(post.permalink)
         if other is not None:
             raise SiteError(
                 f"permalink {post.permalink} is also used by {other.rel}",
                 post.rel,
-                _key_line(post.source.read_text(encoding="utf-8"), "permalink") or 1,
+                post.lines.get("permalink", 1),
             )
         seen[post.permalink] = post
-    return [p for p in posts if not p.meta.get("draft")]
+    return [p for p in posts if not p.draft]
 
 
 def dump_post(meta: dict, body: str) -> str:

@@ -7,6 +7,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from site_builder.errors import SiteWarning
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
@@ -31,6 +33,10 @@ class Post:
     meta: dict = field(default_factory=dict)
     digest: str = ""  # hash of the file's bytes
     translation_key: str = ""  # posts sharing it are one post in several languages (`x.md` + `x.zh.md`)
+    lines: dict[str, int] = field(default_factory=dict)  # front matter key (nested: `exec.timeout`) -> line
+    warnings: list[SiteWarning] = field(default_factory=list)  # problems that do not stop the build
+    draft: bool = False  # `draft: true`: not built
+    execute: bool = False  # `execute: true`: its Python blocks run
 
 
 @dataclass

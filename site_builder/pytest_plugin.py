@@ -14,8 +14,9 @@ import pytest
 from site_builder.check import EXEC_CACHE
 from site_builder.config import load_config
 from site_builder.errors import SiteError
-from site_builder.execute import ExecOptions, PostRun, exec_settings, executes, extract_blocks, failure_lines, run_posts
+from site_builder.execute import ExecOptions, Failure, PostRun, code_blocks, exec_settings, failure_lines, run_posts
 from site_builder.load import load_post
+from site_builder.parse import parse_post
 
 
 def pytest_addoption(parser):
@@ -56,19 +57,20 @@ class PostFile(pytest.File):
         config = load_config(self.site_root)
         try:
             self.post = load_post(self.path, config)
-            if executes(self.post):
+            if self.post.execute:
                 exec_settings(self.post)  # bad `exec:` settings: a collection error, not a traceback per block
         except SiteError as exc:
             raise self.CollectError(str(exc)) from None
-        if not executes(self.post):
+        if not self.post.execute:
             return
-        for block in extract_blocks(self.post):
+        self.parsed = parse_post(self.post)
+        for block in code_blocks(self.parsed):
             yield BlockItem.from_parent(self, name=f"line {block.line}", block=block)
 
     def run_once(self) -> PostRun:
         if self._run is None:
             options = ExecOptions(rerun=self.config.getoption("--rerun-posts"))
-            runs = run_posts([self.post], self.site_root / EXEC_CACHE, options)
+            runs = run_posts([self.parsed], self.site_root / EXEC_CACHE, options)
             self._run = runs[self.post.rel]
         return self._run
 
@@ -112,11 +114,9 @@ def _block_report(run: PostRun, line: int) -> str:
     block = next(b for b in run.blocks if b.line == line)
     failures = []
     if block.status == "failed" and block.error:
-        failures.append(
-            (block.error["line"] or line, block.error["type"], block.error["message"], block.error.get("traceback", ""))
-        )
+        e = block.error
+        failures.append(Failure(e["line"] or line, e["type"], e["message"], e.get("traceback", "")))
     if run.error and _error_block_line(run) == line:
-        failures.append(
-            (run.error.get("line") or line, run.error["type"], run.error["message"], run.error.get("traceback", ""))
-        )
+        e = run.error
+        failures.append(Failure(e.get("line") or line, e["type"], e["message"], e.get("traceback", "")))
     return "\n".join(failure_lines(run, failures))

@@ -175,4 +175,4 @@ def test_collection(tmp_path):
     assert proc.returncode != 0
     assert "ERROR collecting content/posts/bad.md" in proc.stdout, proc.stdout
     assert "content/posts/bad.md: exec: timeout must be a number of seconds, got 'soon'" in proc.stdout
-    assert "Traceback" not in proc.stdout and "site_builder/execute.py" not in proc.stdout, proc.stdout
+    assert "Traceback" not in proc.stdout and "site_builder/execute/" not in proc.stdout, proc.stdout

@@ -22,7 +22,7 @@ from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_bui
 from site_builder.build.posts import SitePosts, fragment_key, read_posts, render_unless_cached
 from site_builder.build.publish import Written, open_writer, publish_images, template_env, write_assets, write_site
 from site_builder.build.state import BuildState, LastBuild, PostRecord
-from site_builder.execute import ExecOptions, executes
+from site_builder.execute import ExecOptions
 from site_builder.load import is_post_path, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parse import parse_post
@@ -175,10 +175,10 @@ def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
             return None  # a new post
         if hit.stamp == stamp and hit.key in ctx.state.fragments:
             continue  # as it was
-        if executes(hit.post) or hit.post.meta.get("draft"):
+        if hit.post.execute or hit.post.draft:
             return None
         post = load_post(Path(name), ctx.config)
-        if executes(post) or post.meta.get("draft"):
+        if post.execute or post.draft:
             return None
         key = fragment_key(post)
         done = render_unless_cached(ctx, post, key)
@@ -201,7 +201,7 @@ def warm_up(state: BuildState, content_dir: Path) -> None:
             if (
                 fragment is None
                 or fragment.images
-                or executes(record.post)
+                or record.post.execute
                 or not (fragment.math_count or 'class="highlight' in fragment.html)
             ):
                 continue

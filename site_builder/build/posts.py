@@ -14,7 +14,7 @@ from pathlib import Path
 from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
 from site_builder.errors import ExecutionFailed
-from site_builder.execute import ExecOptions, PostRun, executes, failure_lines, run_posts
+from site_builder.execute import ExecOptions, PostRun, failure_lines, run_posts
 from site_builder.load import check_posts, find_post_files, load_post
 from site_builder.models import ParsedPost, Post, Rendered
 from site_builder.parse import parse_post
@@ -116,7 +116,7 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
 
 def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded:
     post = load_post(item.path, ctx.config)
-    if executes(post):  # rendered after its code ran
+    if post.execute:  # rendered after its code ran
         return Loaded(post, item.stamp, "", None)
     key = fragment_key(post)
     return Loaded(post, item.stamp, key, render_unless_cached(ctx, post, key))
@@ -124,13 +124,13 @@ def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded:
 
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
     """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
-    executing = [r.post for r in results if id(r.post) in published and executes(r.post)]
+    executing = [r.post for r in results if id(r.post) in published and r.post.execute]
     parsed = {id(post): parse_post(post, ctx.content_dir) for post in executing}
-    runs = run_posts([p.post for p in parsed.values()], ctx.root / EXEC_CACHE, options)  # MERGE: ParsedPost
+    runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options)
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:
         lines = [line for run in failed for line in failure_lines(run)]
-        raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0][0])
+        raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0].line)
     for r in results:
         run = runs.get(r.post.rel)
         if run is not None and id(r.post) in parsed:

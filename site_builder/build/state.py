@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from site_builder.execute import PostRun
 
-CACHE_FORMAT = 8
+CACHE_FORMAT = 9
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
 

@@ -1,7 +1,7 @@
 """The child process that runs one post's code blocks in one namespace and writes a result per block.
 
-Run as `python -m site_builder.runner JOB.json` by execute.py, in a fresh temporary directory with stdin
-closed. It imports nothing from site_builder, so a post's code sees a plain interpreter.
+Run as `python .../site_builder/execute/runner.py JOB.json` by session.py, in a fresh temporary directory with
+stdin closed. It imports nothing from site_builder, so a post's code sees a plain interpreter.
 """
 
 from __future__ import annotations
@@ -178,14 +178,13 @@ def run_doctest(block: dict, ns: dict, rel: str, memory: str) -> dict:
 def main(job_path: str) -> int:
     with open(job_path, encoding="utf-8") as fh:
         job = json.load(fh)
-    rel, cap, memory = job["rel"], job.get("output_cap", OUTPUT_CAP), job.get("memory_text", "")
+    rel = job["rel"]
     # tracebacks show the post's own lines
     linecache.cache[rel] = (len(job["source"]), None, job["source"].splitlines(True), rel)
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.argv = [rel]
     ns: dict = {"__name__": "__main__", "__file__": rel}
     out = open(job["result_path"], "a", encoding="utf-8")
-    capture = os.path.join(os.path.dirname(job["result_path"]), ".capture")
     stop = None
     for block in job["blocks"]:
         if stop is not None:
@@ -193,41 +192,7 @@ def main(job_path: str) -> int:
         elif block.get("skip"):
             result = {"status": "skipped"}
         else:
-            start = time.perf_counter()
-            saved = _capture_start(capture)
-            try:
-                result = (run_doctest if block["kind"] == "doctest" else run_exec)(block, ns, rel, memory)
-                figures = _figures() if result["status"] == "passed" else []
-            finally:
-                stdout, stderr, over = _capture_end(capture, saved, cap)
-            result.update(stdout=stdout, stderr=stderr, figures=figures, seconds=time.perf_counter() - start)
-            if over:
-                result.update(
-                    status="failed",
-                    error=_error("OutputTooLarge", f"the block printed more than {cap // 1024} KiB", block["line"]),
-                )
-            elif result["status"] == "passed" and block.get("expected") is not None:
-                want, got = _normalise(block["expected"]), _normalise(stdout)
-                if want != got:
-                    import difflib
-
-                    diff = "".join(
-                        difflib.unified_diff(
-                            (want + "\n").splitlines(True),
-                            (got + "\n").splitlines(True),
-                            f"expected (line {block['expected_line']})",
-                            "actual output",
-                        )
-                    )
-                    result.update(
-                        status="failed",
-                        error=_error(
-                            "OutputMismatch",
-                            "the block printed something else than its output block says",
-                            block["expected_line"],
-                            diff,
-                        ),
-                    )
+            result = _run_block(block, ns, job)
             if result.get("fatal") or (
                 result["status"] == "failed"
                 and result["error"]["type"] not in ("OutputMismatch", "DidNotRaise", "OutputTooLarge")
@@ -243,6 +208,50 @@ def main(job_path: str) -> int:
     return 0
 
 
+def _run_block(block: dict, ns: dict, job: dict) -> dict:
+    """Run one block with its output captured; check what it printed against its output block."""
+    rel, cap, memory = job["rel"], job.get("output_cap", OUTPUT_CAP), job.get("memory_text", "")
+    capture = os.path.join(os.path.dirname(job["result_path"]), ".capture")
+    start = time.perf_counter()
+    saved = _capture_start(capture)
+    figures: list = []
+    try:
+        result = (run_doctest if block["kind"] == "doctest" else run_exec)(block, ns, rel, memory)
+        figures = _figures() if result["status"] == "passed" else []
+    finally:
+        stdout, stderr, over = _capture_end(capture, saved, cap)
+    result.update(stdout=stdout, stderr=stderr, figures=figures, seconds=time.perf_counter() - start)
+    if over:
+        result.update(
+            status="failed",
+            error=_error("OutputTooLarge", f"the block printed more than {cap // 1024} KiB", block["line"]),
+        )
+    elif result["status"] == "passed" and block.get("expected") is not None:
+        mismatch = _output_mismatch(block, stdout)
+        if mismatch is not None:
+            result.update(status="failed", error=mismatch)
+    return result
+
+
+def _output_mismatch(block: dict, stdout: str) -> dict | None:
+    """The error when the block printed something else than its output block says, with a diff."""
+    want, got = _normalise(block["expected"]), _normalise(stdout)
+    if want == got:
+        return None
+    import difflib
+
+    diff = "".join(
+        difflib.unified_diff(
+            (want + "\n").splitlines(True),
+            (got + "\n").splitlines(True),
+            f"expected (line {block['expected_line']})",
+            "actual output",
+        )
+    )
+    message = "the block printed something else than its output block says"
+    return _error("OutputMismatch", message, block["expected_line"], diff)
+
+
 def _shutdown_ray() -> None:
     ray = sys.modules.get("ray")
     if ray is not None:
@@ -254,4 +263,6 @@ def _shutdown_ray() -> None:
 
 
 if __name__ == "__main__":
+    # run as a script: the import path starts at the run's directory (as with -m), not at this file's folder
+    sys.path[0] = os.getcwd()
     sys.exit(main(sys.argv[1]))

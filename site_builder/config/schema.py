@@ -1,0 +1,138 @@
+"""Every key of `site.yml` and of a post's front matter, declared once: name, type, default, one line of doc.
+
+Validation, the did-you-mean warnings and the README's tables all come from here:
+`python -m site_builder.config.schema` prints the tables (tests/test_config_schema.py holds the README to them).
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from site_builder.errors import SiteWarning
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: its name, the Python types it accepts, its default (None: no default) and what it does."""
+
+    name: str
+    types: tuple[type, ...]
+    default: Any
+    doc: str
+
+    @property
+    def type_name(self) -> str:
+        return " or ".join(_TYPE_NAMES[t] for t in self.types)
+
+
+_TYPE_NAMES = {str: "text", int: "integer", bool: "true/false", list: "list", dict: "mapping", date: "date"}
+
+SITE_KEYS = (
+    Key("title", (str,), "My Blog", "site title (the feed's title too)"),
+    Key("subtitle", (str,), "", "tagline of the home page, the feed's subtitle"),
+    Key("url", (str,), "", "absolute base URL: feed, sitemap and canonical links"),
+    Key("author", (str, dict), "", "the feed's author (a post's `author` wins); a mapping gives its `name`"),
+    Key("language", (str,), "en", "the default language of posts, served at /"),
+    Key("theme", (str,), "default", "`themes/NAME/`; templates it lacks come from the default theme"),
+    Key("posts_per_page", (int,), 10, "posts on each home page"),
+    Key("permalink", (str,), "/blog/:year/:slug/", "URL of a post without `permalink` (:year :month :day :slug :lang)"),
+    Key("posts_dir", (str,), "content/posts", "folder of the posts, relative to site.yml"),
+    Key("feed_path", (str,), "feed.xml", "where the Atom feed is written"),
+    Key("feed_id", (str,), "", "the feed's `<id>` (default: its absolute URL)"),
+    Key("feed_limit", (int,), 10, "newest N posts in each feed (as jekyll-feed); 0 = all"),
+    Key("languages", (dict, list), None, "the site's languages: code -> settings below (default: `language` alone)"),
+)
+
+LANGUAGE_KEYS = (
+    Key("name", (str,), "the code", "shown in the language switch (en English, zh 中文, ...)"),
+    Key("prefix", (str,), "/CODE/", "where its pages live (the default language is always at /)"),
+    Key("date_format", (str,), "%b %-d, %Y", 'strftime format of dates (zh, ja: "%Y年%-m月%-d日")'),
+    Key("short_date_format", (str,), "%b %d", "strftime format in archive lists"),
+    Key("html_lang", (str,), "the code", "the `lang` attribute of its pages (zh: zh-Hans)"),
+    Key("title", (str,), "", "site title on this language's pages and feed"),
+    Key("subtitle", (str,), "", "tagline on this language's pages and feed"),
+)
+
+FRONT_MATTER_KEYS = (
+    Key("title", (str,), None, "required"),
+    Key("date", (date, str), None, "required: YYYY-MM-DD or ISO 8601 (no zone = UTC)"),
+    Key("updated", (date, str), "date", "last update (feed `<updated>`)"),
+    Key("tags", (list, str), [], "a list, or words separated by commas or spaces"),
+    Key("lang", (str,), "site language", "the post's language (`x.zh.md` says zh too)"),
+    Key("slug", (str,), "the file name", "the `:slug` of the permalink pattern"),
+    Key("permalink", (str,), "site.yml `permalink`", "the post's URL"),
+    Key("id", (str,), "its absolute URL", "Atom entry id; imported posts keep the original one"),
+    Key("summary", (str,), "", "shown in lists and the feed"),
+    Key("author", (str,), "site.yml `author`", "the post's author in the feed"),
+    Key("translation_key", (str,), "the path without `.LANG`", "posts sharing it are one post in several languages"),
+    Key("draft", (bool,), False, "true: not built, not in feeds"),
+    Key("execute", (bool,), False, "true: the post's Python blocks run at every build and `check`"),
+    Key("exec", (dict,), {}, "the run's limits: timeout, memory, requires, files (see Executable posts)"),
+)
+
+# keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
+# and not used, so that a moved blog builds quietly; the README lists them
+FOREIGN_FRONT_MATTER = frozenset(
+    "layout categories category description excerpt comments image thumbnail featured keywords toc math "
+    "giscus related_posts published weight aliases series type modified status og_image cover".split()
+)
+
+
+def _suggest(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_keys(
+    data: dict[str, Any], keys: tuple[Key, ...], where: str, lines: dict[str, int], prefix: str = ""
+) -> list[SiteWarning]:
+    """A warning at its line for each key of `data` that `keys` does not declare, with the closest known key."""
+    known = [k.name for k in keys]
+    foreign = FOREIGN_FRONT_MATTER if keys is FRONT_MATTER_KEYS else frozenset()
+    out = []
+    for key in data:
+        name = str(key)
+        if name in known or name in foreign:
+            continue
+        line = lines.get(prefix + name)
+        out.append(SiteWarning(f"unknown key {name!r}, ignored{_suggest(name, known)}", where, line))
+    return out
+
+
+def _default(key: Key) -> str:
+    if key.default is None:
+        return ""
+    if isinstance(key.default, bool):
+        return str(key.default).lower()
+    if isinstance(key.default, (list, dict)):
+        return "none"
+    return f"`{key.default}`" if key.default != "" else '`""`'
+
+
+def table(keys: tuple[Key, ...]) -> str:
+    """A Markdown table of `keys`: key, type, default, meaning."""
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    for key in keys:
+        rows.append(f"| `{key.name}` | {key.type_name} | {_default(key)} | {key.doc} |")
+    return "\n".join(rows)
+
+
+TABLES = {"site.yml": SITE_KEYS, "languages": LANGUAGE_KEYS, "front matter": FRONT_MATTER_KEYS}
+
+
+def readme_tables() -> str:
+    """The README's reference section, between its `<!-- keys -->` markers."""
+    parts = []
+    for title, keys in TABLES.items():
+        parts += [f"**{title}**", "", table(keys), ""]
+    foreign = ", ".join(f"`{k}`" for k in sorted(FOREIGN_FRONT_MATTER))
+    parts.append(f"Accepted in front matter without a warning, and not used (other generators write them): {foreign}.")
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(readme_tables() + "\n")

@@ -1,0 +1,250 @@
+"""Reads `site.yml` into a SiteConfig (its keys are declared in schema.py)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from typing import Any
+
+import yaml
+
+from site_builder.config.schema import LANGUAGE_KEYS, SITE_KEYS, Key, unknown_keys
+from site_builder.config.yamlfile import SafeLoader, key_lines, yaml_error_line
+from site_builder.errors import SiteError, SiteWarning
+
+CONFIG_NAME = "site.yml"
+
+
+_DATE_FORMATS = {  # (long, short) strftime formats a language gets unless site.yml sets its own
+    "en": ("%b %-d, %Y", "%b %d"),
+    "zh": ("%Y年%-m月%-d日", "%-m月%-d日"),
+    "ja": ("%Y年%-m月%-d日", "%-m月%-d日"),
+    "ko": ("%Y년 %-m월 %-d일", "%-m월 %-d일"),
+}
+_NAMES = {
+    "en": "English",
+    "zh": "中文",
+    "ja": "日本語",
+    "ko": "한국어",
+    "fr": "Français",
+    "de": "Deutsch",
+    "es": "Español",
+}
+_HTML_LANG = {"zh": "zh-Hans"}
+
+
+@dataclass
+class Language:
+    """One language of the site: its code, display name, URL prefix, date formats and `<html lang>`."""
+
+    code: str
+    name: str
+    prefix: str  # "/" for the default language, "/zh/" for the others unless set
+    date_format: str
+    short_date_format: str
+    html_lang: str  # BCP 47 tag for lang attributes: zh -> zh-Hans
+    title: str = ""  # optional site title and subtitle in this language
+    subtitle: str = ""
+
+    @classmethod
+    def default_for(cls, code: str, default: bool) -> Language:
+        base = code.split("-")[0].lower()
+        long, short = _DATE_FORMATS.get(base, ("%Y-%m-%d", "%m-%d"))
+        return cls(
+            code, _NAMES.get(base, code), "/" if default else f"/{code}/", long, short, _HTML_LANG.get(code, code)
+        )
+
+
+@dataclass
+class SiteConfig:
+    """Site-wide settings, with the defaults a new site gets."""
+
+    root: Path
+    title: str = "My Blog"
+    subtitle: str = ""
+    url: str = ""
+    author: str = ""
+    language: str = "en"
+    theme: str = "default"
+    posts_per_page: int = 10
+    permalink: str = "/blog/:year/:slug/"
+    posts_dir: str = "content/posts"
+    feed_path: str = "feed.xml"
+    feed_id: str = ""
+    feed_limit: int = 10  # newest posts in each feed, as jekyll-feed; 0 = all
+    languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
+    warnings: list[SiteWarning] = field(default_factory=list)  # unknown keys, with their lines
+
+    def lang(self, code: str) -> Language:
+        """A configured language, or the default one for a post in a language the site does not list."""
+        return self.languages.get(code) or self.languages[self.language]
+
+    def html_lang(self, code: str) -> str:
+        found = self.languages.get(code)
+        return found.html_lang if found else _HTML_LANG.get(code, code)
+
+    @property
+    def base_url(self) -> str:
+        return self.url.rstrip("/")
+
+    @property
+    def theme_dir(self) -> Path:
+        return self.root / "themes" / self.theme
+
+    def absolute(self, path: str) -> str:
+        """The absolute URL of a site path such as `/blog/2025/x/`."""
+        return f"{self.base_url}{path}" if self.base_url else path
+
+
+_TYPES: dict[str, Key] = {k.name: k for k in SITE_KEYS if k.name != "languages"}
+_LANG_FIELDS = {k.name for k in LANGUAGE_KEYS}
+_TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the default language's pages and assets use
+
+
+def read_yaml_file(path: Path, rel: str) -> tuple[Any, str]:
+    """The data of a YAML file and its text; a file that is not UTF-8 or not YAML is an error at its line."""
+    data_bytes = path.read_bytes()
+    try:
+        text = data_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data_bytes[: exc.start].count(b"\n") + 1
+        raise SiteError(f"not UTF-8 text (invalid byte 0x{data_bytes[exc.start]:02x})", rel, line) from None
+    text = text.removeprefix("\ufeff")
+    try:
+        return yaml.load(text, Loader=SafeLoader), text
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SiteError(f"invalid YAML: {problem}", rel, yaml_error_line(exc, text)) from None
+
+
+def load_config(root: Path) -> SiteConfig:
+    """Read `root/site.yml`; a missing file gives the defaults. Errors name `site.yml` relative to the root;
+    unknown keys are warnings (`cfg.warnings`)."""
+    path = root / CONFIG_NAME
+    cfg = SiteConfig(root=root)
+    if not path.exists():
+        cfg.languages = _load_languages(cfg, None, {})
+        return cfg
+    data, text = read_yaml_file(path, CONFIG_NAME)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SiteError("site.yml must be a mapping of settings", CONFIG_NAME, 1)
+    lines = key_lines(text)
+    cfg.warnings = unknown_keys(data, SITE_KEYS, CONFIG_NAME, lines)
+    for key, value in data.items():
+        if key in _TYPES:
+            setattr(cfg, key, _setting(_TYPES[key], value, lines.get(key)))
+    cfg.languages = _load_languages(cfg, data.get("languages"), lines)
+    _check_values(cfg, lines)
+    return cfg
+
+
+def _setting(key: Key, value: Any, line: int | None) -> Any:
+    kind = key.types[0]
+    if isinstance(value, dict) and key.name == "author":
+        value = value.get("name", "")
+    if isinstance(value, (list, dict)) or (kind is int and isinstance(value, (bool, float))):
+        raise SiteError(f"setting {key.name!r} must be {kind.__name__}, got {value!r}", CONFIG_NAME, line)
+    try:
+        return kind(value if value is not None else "")
+    except (TypeError, ValueError):
+        raise SiteError(f"setting {key.name!r} must be {kind.__name__}, got {value!r}", CONFIG_NAME, line) from None
+
+
+def _check_values(cfg: SiteConfig, lines: dict[str, int]) -> None:
+    if cfg.posts_per_page < 1:
+        raise SiteError(
+            f"posts_per_page must be at least 1, got {cfg.posts_per_page}", CONFIG_NAME, lines.get("posts_per_page")
+        )
+    if cfg.feed_limit < 0:
+        raise SiteError(
+            f"feed_limit must be 0 (every post) or more, got {cfg.feed_limit}", CONFIG_NAME, lines.get("feed_limit")
+        )
+    if not cfg.theme or cfg.theme.startswith(".") or any(c in cfg.theme for c in "/\\\0"):
+        raise SiteError(
+            f"theme must be the name of a folder in themes/, got {cfg.theme!r}", CONFIG_NAME, lines.get("theme")
+        )
+
+
+def _load_languages(cfg: SiteConfig, data: Any, lines: dict[str, int]) -> dict[str, Language]:
+    """`languages:` of site.yml: a mapping code -> settings (or a list of codes); the default language comes first."""
+    line = lines.get("languages")
+    if data is None:
+        return {cfg.language: Language.default_for(cfg.language, True)}
+    if isinstance(data, list) and all(isinstance(c, str) for c in data):
+        data = {c: {} for c in data}
+    if not isinstance(data, dict) or not data:
+        raise SiteError(
+            "'languages' must map language codes to their settings, e.g. zh: {name: 中文}", CONFIG_NAME, line
+        )
+    if cfg.language not in data:
+        raise SiteError(
+            f"the default language {cfg.language!r} ('language') is not listed in 'languages'", CONFIG_NAME, line
+        )
+    out: dict[str, Language] = {}
+    prefixes: dict[str, str] = {}
+    for code in [cfg.language] + [c for c in data if c != cfg.language]:
+        lang = _language(cfg, code, data[code] or {}, lines)
+        if lang.prefix in prefixes:
+            raise SiteError(
+                f"languages {prefixes[lang.prefix]!r} and {code!r} share the prefix {lang.prefix}",
+                CONFIG_NAME,
+                lines.get(f"languages.{code}", line),
+            )
+        prefixes[lang.prefix] = code
+        out[code] = lang
+    return out
+
+
+def _language(cfg: SiteConfig, code: Any, settings: Any, lines: dict[str, int]) -> Language:
+    """One entry of `languages:`, checked; its prefix normalised to `/CODE/`."""
+    code_line = lines.get(f"languages.{code}", lines.get("languages"))
+    if not isinstance(code, str) or not re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*", code):
+        raise SiteError(f"{code!r} is not a language code such as en, zh or pt-BR", CONFIG_NAME, code_line)
+    if not isinstance(settings, dict):
+        raise SiteError(
+            f"settings of language {code!r} must be a mapping (name, prefix, date_format)", CONFIG_NAME, code_line
+        )
+    unknown = sorted(set(settings) - _LANG_FIELDS)
+    if unknown:
+        raise SiteError(
+            f"unknown setting {unknown[0]!r} for language {code!r} (known: {', '.join(sorted(_LANG_FIELDS))})",
+            CONFIG_NAME,
+            lines.get(f"languages.{code}.{unknown[0]}", code_line),
+        )
+    lang = Language.default_for(code, code == cfg.language)
+    for key, value in settings.items():
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise SiteError(
+                f"setting {key!r} of language {code!r} must be text, got {value!r}",
+                CONFIG_NAME,
+                lines.get(f"languages.{code}.{key}", code_line),
+            )
+        setattr(lang, key, str(value))
+    lang.prefix = _prefix(cfg, code, lang.prefix, lines.get(f"languages.{code}.prefix", code_line))
+    return lang
+
+
+def _prefix(cfg: SiteConfig, code: str, raw: str, line: int | None) -> str:
+    prefix = "/" + raw.strip().strip("/") + "/" if raw.strip("/ ") else "/"
+    if code == cfg.language and prefix != "/":
+        raise SiteError(
+            f"the default language ({code}) is served at '/': remove its prefix {prefix}", CONFIG_NAME, line
+        )
+    if code != cfg.language and prefix == "/":
+        raise SiteError(
+            f"language {code!r}: needs a prefix of its own, e.g. /{code}/ ('/' is the default language's)",
+            CONFIG_NAME,
+            line,
+        )
+    if code != cfg.language and prefix.split("/")[1] in _TAKEN:
+        raise SiteError(
+            f"language {code!r}: prefix {prefix} would mix its pages with the default language's "
+            f"/{prefix.split('/')[1]}/ (use e.g. /{code}/)",
+            CONFIG_NAME,
+            line,
+        )
+    return prefix

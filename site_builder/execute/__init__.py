@@ -1,0 +1,66 @@
+"""Stage 3, execute: run the code blocks of `execute: true` posts in isolated sessions, verify, cache.
+
+As Sybil splits it: blocks (the regions, from the parse stage's tokens) -> job (settings, fingerprint) ->
+store (cached runs) -> executors (local pool or Ray) -> session (one post in the sandbox, the runner its child)
+-> results -> report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from site_builder.execute.blocks import CodeBlock, code_blocks
+from site_builder.execute.executors import run_all
+from site_builder.execute.job import Job, make_job
+from site_builder.execute.options import ExecOptions
+from site_builder.execute.report import Progress, failure_lines
+from site_builder.execute.results import BlockResult, Failure, PostRun
+from site_builder.execute.session import run_job
+from site_builder.execute.settings import ExecSettings, exec_settings
+from site_builder.execute.store import RunStore
+from site_builder.models import ParsedPost
+
+__all__ = [
+    "BlockResult",
+    "CodeBlock",
+    "ExecOptions",
+    "ExecSettings",
+    "Failure",
+    "Job",
+    "PostRun",
+    "code_blocks",
+    "exec_settings",
+    "failure_lines",
+    "make_job",
+    "run_job",
+    "run_posts",
+]
+
+
+def run_posts(parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions) -> dict[str, PostRun]:
+    """Run every executing post (from the cache when unchanged); returns runs by post path."""
+    store = RunStore(cache_dir)
+    jobs = [make_job(p) for p in parsed if p.post.execute]
+    runs: dict[str, PostRun] = {}
+    todo = []
+    for job in jobs:
+        cached = None if options.rerun else store.load(job)
+        if cached is not None:
+            cached.cached, cached.reason = True, "cached"
+            runs[job.rel] = cached
+        else:
+            todo.append(job)
+    if not todo:
+        return runs
+    reasons = store.reasons(todo, options.rerun)
+
+    def done(job: Job, run: PostRun) -> None:
+        run.reason = reasons[job.rel]
+        runs[job.rel] = run
+        store.save(job, run)
+
+    progress = Progress(len(todo), options.progress)
+    try:
+        run_all(todo, options, progress, done)
+    finally:
+        progress.close()
+    return runs

@@ -1,0 +1,64 @@
+"""The code/output pairs a post runs, taken from the tokens the parse stage made (Sybil's parser → regions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from site_builder.parse import fence_info
+
+if TYPE_CHECKING:
+    from site_builder.models import ParsedPost
+
+EXEC_LANGS = ("python", "py", "python3", "pycon")
+
+# tokens between a code block and an `output` fence that make the output fence stand alone
+_BREAKS_PAIRING = frozenset(
+    "paragraph_open heading_open bullet_list_open ordered_list_open blockquote_open table_open html_block "
+    "math_block hr code_block container_gallery_open".split()
+)
+
+
+@dataclass
+class CodeBlock:
+    """One block a post runs: where it is, what it runs, and what it must print or raise."""
+
+    index: int
+    line: int  # line of the block's first code line in the post file
+    kind: str  # "exec" or "doctest"
+    code: str
+    options: dict[str, str] = field(default_factory=dict)
+    expected: str | None = None
+    expected_line: int | None = None
+
+    @property
+    def skip(self) -> bool:
+        return "skip" in self.options
+
+    @property
+    def raises(self) -> str | None:
+        return self.options.get("raises") or None
+
+
+def code_blocks(parsed: ParsedPost) -> list[CodeBlock]:
+    """The blocks a post runs, in order; an `output` fence right after a block is its expected stdout."""
+    blocks: list[CodeBlock] = []
+    previous: CodeBlock | None = None
+    for tok in parsed.tokens:
+        if tok.type in _BREAKS_PAIRING:
+            previous = None
+        if tok.type != "fence" or tok.map is None:
+            continue
+        lang, options = fence_info(tok.info)
+        line = parsed.post.body_line + tok.map[0] + 1
+        if lang == "output":
+            if previous is not None and previous.expected is None:
+                previous.expected, previous.expected_line = tok.content, line
+            previous = None
+        elif lang in EXEC_LANGS:
+            kind = "doctest" if lang == "pycon" or tok.content.lstrip().startswith(">>> ") else "exec"
+            previous = CodeBlock(len(blocks), line, kind, tok.content, options)
+            blocks.append(previous)
+        else:
+            previous = None
+    return blocks

@@ -1,0 +1,137 @@
+"""What a post's run depends on, as one cache key: its blocks, settings, Python, packages and declared files."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import functools
+import importlib.metadata
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from site_builder.execute.blocks import CodeBlock
+from site_builder.execute.settings import ExecSettings
+from site_builder.util.hashing import bytes_digest, content_key
+
+RUNNER_VERSION = "4"  # with the runner's own bytes: results made by another runner are not reused
+RUNNER = Path(__file__).with_name("runner.py")
+
+
+@functools.cache
+def runner_digest() -> str:
+    return bytes_digest(RUNNER.read_bytes())
+
+
+def blocks_json(blocks: list[CodeBlock]) -> str:
+    """The blocks without their line numbers: prose edited above a block moves it but does not change its run."""
+    return json.dumps(
+        [{k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")} for b in blocks], sort_keys=True
+    )
+
+
+def imported_modules(blocks: list[CodeBlock], requires: list[str]) -> list[str]:
+    """Top-level modules the blocks import (`import numpy as np`, `from ray.util import x`) and those `requires`
+    names; blocks that do not parse are left to fail when they run."""
+    names = {r.split(".")[0] for r in requires}
+    for block in blocks:
+        code = block.code
+        if block.kind == "doctest":
+            code = "".join(ex.source for ex in doctest.DocTestParser().get_examples(code))
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return sorted(names)
+
+
+@functools.cache
+def _stdlib_dirs() -> tuple[str, ...]:
+    """Where the standard library is (looked up only when a post executes: sysconfig costs ~4 ms to import)."""
+    import sysconfig
+
+    return tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
+
+
+def _module_file(name: str) -> str | None:
+    """Where an installed module's files are, without importing it; None outside site-packages; "" if missing."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return ""
+    where = (
+        spec.origin
+        if spec.origin not in (None, "built-in", "frozen")
+        else next(iter(spec.submodule_search_locations or ()), None)
+    )
+    if where is None or (os.path.realpath(where).startswith(_stdlib_dirs()) and "-packages" not in where):
+        return None
+    return where
+
+
+def package_versions(modules: list[str]) -> dict[str, str]:
+    """What is installed for each module, outside the standard library (covered by Python's version): its
+    distribution's version and when its files were written (an upgrade, or a reinstall of the same version, changes
+    it). Found without importing the modules; a module that is not installed is "missing"."""
+    out = {}
+    for name in modules:
+        if name in sys.builtin_module_names:
+            continue
+        where = _module_file(name)
+        if where is None:
+            continue
+        if where == "":
+            out[name] = "missing"
+            continue
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "?"
+        try:
+            stamp = os.stat(where).st_mtime_ns
+        except OSError:
+            stamp = 0
+        out[name] = f"{version} {stamp}"
+    return out
+
+
+def files_key(source_dir: Path, files: list[str]) -> str:
+    """The declared files' contents (a missing one counts as missing, not as empty)."""
+    parts: list[str | bytes] = []
+    for name in files:
+        path = source_dir / name
+        parts += [name, path.read_bytes() if path.is_file() else b"\0<missing>"]
+    return content_key(*parts)
+
+
+def code_key(blocks: list[CodeBlock]) -> str:
+    return content_key(blocks_json(blocks))
+
+
+def run_key(
+    rel: str, blocks: list[CodeBlock], settings: ExecSettings, packages: dict[str, str], source_dir: Path
+) -> str:
+    """What a run depends on: the post's path, the blocks, their options, the settings, Python, the packages the
+    blocks import (version and install time), the declared files.
+
+    Not the blocks' line numbers: a cached run is moved to the blocks' new lines when loaded (store.move_lines)."""
+    return content_key(
+        RUNNER_VERSION,
+        runner_digest(),
+        sys.version,
+        json.dumps(packages, sort_keys=True),
+        rel,  # results name the post (tracebacks, failure lines)
+        blocks_json(blocks),
+        json.dumps(asdict(settings), sort_keys=True),
+        files_key(source_dir, settings.files),
+    )

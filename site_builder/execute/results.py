@@ -1,0 +1,70 @@
+"""What a run produced: each block's result, and the post's (a timeout or a crash fails the post as a whole)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ErrorInfo = dict[str, Any]  # type, message, line, traceback: as the runner writes it (JSON)
+
+
+@dataclass
+class Failure:
+    """One failure of a post: its line, the exception's type, its message and the detail (traceback, diff)."""
+
+    line: int
+    kind: str
+    message: str
+    detail: str
+
+
+@dataclass
+class BlockResult:
+    """What one block did."""
+
+    index: int
+    line: int
+    status: str  # passed | failed | skipped | not run
+    stdout: str = ""
+    stderr: str = ""
+    figures: list[str] = field(default_factory=list)
+    error: ErrorInfo | None = None
+    raised: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class PostRun:
+    """One post's run: its blocks' results, or a post-level failure (timeout, crash, ...)."""
+
+    rel: str
+    key: str
+    blocks: list[BlockResult]
+    error: ErrorInfo | None = None
+    cached: bool = False
+    reason: str = ""
+    seconds: float = 0.0
+
+    @property
+    def failures(self) -> list[Failure]:
+        """Every failure, the post-level one included."""
+        out = [
+            Failure(b.error["line"] or b.line, b.error["type"], b.error["message"], b.error.get("traceback", ""))
+            for b in self.blocks
+            if b.status == "failed" and b.error
+        ]
+        if self.error:
+            e = self.error
+            out.append(Failure(e["line"], e["type"], e["message"], e.get("traceback", "")))
+        return out
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def count(self, status: str) -> int:
+        return sum(1 for b in self.blocks if b.status == status)
+
+
+def error_info(kind: str, message: str, line: int, traceback: str = "") -> ErrorInfo:
+    return {"type": kind, "line": line, "traceback": traceback, "message": message}

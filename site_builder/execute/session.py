@@ -1,0 +1,184 @@
+"""One post's session (Sybil's evaluator): copy its files into a fresh directory, run the runner there in the
+sandbox, and turn what it wrote into a PostRun."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from site_builder.execute.fingerprint import RUNNER
+from site_builder.execute.job import Job
+from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info
+from site_builder.execute.sandbox import ChildExit, Children, run_child
+from site_builder.execute.settings import ExecSettings, format_size
+
+OUTPUT_CAP = 1 << 20
+_SIGNALS = {
+    "SIGSEGV": "crashed (segmentation fault)",
+    "SIGKILL": "was killed (out of memory?)",
+    "SIGABRT": "aborted",
+    "SIGXFSZ": "wrote a file larger than 1 GiB",
+}
+
+
+class Refused(Exception):
+    """The post cannot start (a module it requires is missing, a file it lists is not there): no block runs."""
+
+    def __init__(self, kind: str, message: str, key: str):
+        super().__init__(message)
+        self.kind, self.message, self.key = kind, message, key
+
+
+def run_job(job: Job, children: Children | None = None) -> PostRun:
+    """Run one post in a fresh interpreter: own temp dir, stdin closed, memory cap, timeout, process group."""
+    start = time.perf_counter()
+    try:
+        _check_requires(job.settings.requires)
+        with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
+            _copy_files(job, work)
+            results, error = _run_in(job, work, children)
+    except Refused as refusal:
+        line = job.lines.get(f"exec.{refusal.key}") or job.lines.get("exec") or 1
+        blocks = [BlockResult(b.index, b.line, "not run") for b in job.blocks]
+        return PostRun(job.rel, job.key, blocks, error_info(refusal.kind, refusal.message, line), seconds=_since(start))
+    blocks = [_block_result(b.index, b.line, results.get(b.index)) for b in job.blocks]
+    if error is not None:  # the post-level failure belongs to the block that was running
+        running = next((b for b in blocks if b.status == "not run"), None)
+        if running is not None:
+            error["line"] = running.line
+    return PostRun(job.rel, job.key, blocks, error, seconds=_since(start))
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
+
+
+def _check_requires(requires: list[str]) -> None:
+    if not requires:
+        return
+    probe = "import importlib.util,sys;print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
+    proc = subprocess.run([sys.executable, "-c", probe, *requires], capture_output=True, text=True, timeout=60)
+    missing = proc.stdout.split()
+    if missing:
+        message = f"the post requires {', '.join(missing)}, which cannot be imported here"
+        raise Refused("ModuleNotFoundError", message, "requires")
+
+
+def _copy_files(job: Job, work: str) -> None:
+    for name in job.settings.files:
+        src = Path(job.source_dir) / name
+        if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
+            message = f"exec: files lists {name}, which is not next to the post (or in a folder there)"
+            raise Refused("FileNotFoundError", message, "files")
+        if not src.is_file():
+            raise Refused("FileNotFoundError", f"exec: files lists {name}, which is not next to the post", "files")
+        dest = Path(work) / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+
+
+def _payload(job: Job, result_path: str) -> dict[str, Any]:
+    """The job file the runner reads."""
+    blocks = [
+        {
+            "index": b.index,
+            "line": b.line,
+            "kind": b.kind,
+            "code": b.code,
+            "skip": b.skip,
+            "raises": b.raises,
+            "expected": b.expected,
+            "expected_line": b.expected_line,
+        }
+        for b in job.blocks
+    ]
+    return {
+        "rel": job.rel,
+        "source": job.source_text,
+        "result_path": result_path,
+        "output_cap": OUTPUT_CAP,
+        "memory_text": format_size(job.settings.memory),
+        "blocks": blocks,
+    }
+
+
+def _run_in(job: Job, work: str, children: Children | None) -> tuple[dict[int, dict[str, Any]], ErrorInfo | None]:
+    """Run the runner in `work`: each block's result by index, and the post-level failure, if any."""
+    result_path = os.path.join(work, ".results.jsonl")
+    job_path = os.path.join(work, ".job.json")
+    with open(job_path, "w", encoding="utf-8") as fh:
+        json.dump(_payload(job, result_path), fh)
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+    env.pop("PYTHONSTARTUP", None)
+    log_path = os.path.join(work, ".runner.log")
+    argv = [sys.executable, str(RUNNER), job_path]  # a script, not -m: the post's process imports no site_builder
+    child = run_child(argv, work, env, job.settings.memory, job.settings.timeout, log_path, children)
+    results = _read_results(result_path)
+    return results, _post_error(job, child, results, log_path)
+
+
+def _post_error(job: Job, child: ChildExit, results: dict[int, dict[str, Any]], log_path: str) -> ErrorInfo | None:
+    first_line = job.blocks[0].line if job.blocks else 1
+    if child.timed_out:
+        timeout = job.settings.timeout
+        message = f"the post's code did not finish within {timeout:g} s (exec: timeout) and was stopped"
+        return error_info("Timeout", message, first_line)
+    log = Path(log_path).read_text(errors="replace")
+    if child.code not in (0, None):
+        return _crash_error(child.code or 0, job.settings, first_line, log)
+    if any(b.index not in results for b in job.blocks) and not any(
+        r.get("status") == "failed" for r in results.values()
+    ):  # e.g. os._exit(0)
+        message = "the Python process running the post exited (status 0) before its last block ran"
+        return error_info("Crash", message, first_line, log[-2000:])
+    if child.leftover:
+        message = "the code left a background process running; it was stopped (wait for what you start)"
+        return error_info("BackgroundProcess", message, first_line)
+    return None
+
+
+def _block_result(index: int, line: int, r: dict[str, Any] | None) -> BlockResult:
+    if r is None:
+        return BlockResult(index, line, "not run")
+    return BlockResult(
+        index,
+        line,
+        r["status"],
+        r.get("stdout", ""),
+        r.get("stderr", ""),
+        r.get("figures", []),
+        r.get("error"),
+        r.get("raised", ""),
+        r.get("seconds", 0.0),
+    )
+
+
+def _read_results(path: str) -> dict[int, dict[str, Any]]:
+    results = {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    r = json.loads(line)
+                    results[r["index"]] = r
+    except (OSError, ValueError):
+        pass
+    return results
+
+
+def _crash_error(code: int, settings: ExecSettings, line: int, log: str) -> ErrorInfo:
+    if code < 0:
+        sig = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        what = _SIGNALS.get(sig, f"was killed by {sig}")
+        return error_info("Crash", f"the Python process running the post {what}", line, log[-2000:])
+    last = log.strip().splitlines()[-1] if log.strip() else ""
+    message = f"the Python process running the post exited with status {code}" + (f": {last}" if last else "")
+    return error_info("Crash", message, line, log[-2000:])

@@ -1,0 +1,74 @@
+"""A post's `execute:` and `exec:` front matter: whether it runs, and its limits, packages and files."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from site_builder.errors import SiteError
+from site_builder.models import Post
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_MEMORY = 4 << 30
+SETTINGS = ("timeout", "memory", "requires", "files")
+_UNITS = {
+    **{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40},
+    **{"kb": 1000, "mb": 10**6, "gb": 10**9, "tb": 10**12},
+    **{"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40},
+}
+
+
+@dataclass
+class ExecSettings:
+    """A post's `exec:` front matter."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    memory: int = DEFAULT_MEMORY
+    requires: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def parse_size(value: Any, rel: str = "", line: int | None = None) -> int:
+    """Bytes of a size written as a number or as `2GiB`, `512MiB`, `1.5g`."""
+    if isinstance(value, int):
+        return value
+    m = re.fullmatch(r"\s*([\d.]+)\s*([a-zA-Z]*)\s*", str(value))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise SiteError(f"exec: memory {value!r} is not a size like 2GiB or 512MiB", rel, line)
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def format_size(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:g}{unit}"
+    return f"{n}B"
+
+
+def exec_settings(post: Post) -> ExecSettings:
+    """The post's settings; a wrong one is an error naming the post."""
+    raw = post.meta.get("exec") or {}
+    if not isinstance(raw, dict):
+        raise SiteError("'exec' must be a mapping (timeout, memory, requires, files)", post.rel)
+    unknown = set(raw) - set(SETTINGS)
+    if unknown:
+        raise SiteError(
+            f"unknown exec setting(s): {', '.join(sorted(unknown))} (use timeout, memory, requires, files)", post.rel
+        )
+    settings = ExecSettings()
+    try:
+        if "timeout" in raw:
+            settings.timeout = float(raw["timeout"])
+    except (TypeError, ValueError):
+        raise SiteError(f"exec: timeout must be a number of seconds, got {raw['timeout']!r}", post.rel) from None
+    if "memory" in raw:
+        settings.memory = parse_size(raw["memory"], post.rel)
+    for key in ("requires", "files"):
+        value = raw.get(key) or []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise SiteError(f"exec: {key} must be a list", post.rel)
+        setattr(settings, key, [str(v) for v in value])
+    return settings
