@@ -41,3 +41,17 @@ class SiteWarning:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}: " if self.file and self.line else f"{self.file}: " if self.file else ""
         return f"{where}{self.message}"
+
+
+def sorted_warnings(warnings: list[SiteWarning]) -> list[SiteWarning]:
+    """By file, line and message, each once: the order every command prints them in."""
+    return sorted(set(warnings), key=lambda w: (w.file or "", w.line or 0, w.message))
+
+
+class StrictFailure(SiteError):
+    """`--strict`: the build had warnings, which count as errors; nothing was written."""
+
+    def __init__(self, warnings: list[SiteWarning]):
+        self.warnings = sorted_warnings(warnings)
+        n = len(self.warnings)
+        super().__init__(f"{n} warning{'s' if n != 1 else ''} with --strict: the output was left as it was")

@@ -48,6 +48,7 @@ class BuildContext:
     log: Log = print
     warnings: list[SiteWarning] = field(default_factory=list)
     timings: Timings = field(default_factory=Timings)
+    strict: bool = False  # a warning stops the build before it commits
 
     @property
     def content_dir(self) -> Path:
@@ -55,7 +56,13 @@ class BuildContext:
 
     @classmethod
     def open(
-        cls, root: Path, output: Path, state: BuildState | None, keep_going: bool = False, log: Log = print
+        cls,
+        root: Path,
+        output: Path,
+        state: BuildState | None,
+        keep_going: bool = False,
+        log: Log = print,
+        strict: bool = False,
     ) -> BuildContext:
         """Read the settings and theme, check the output folder, and open the state (from disk unless `state`)."""
         timings = Timings()
@@ -64,7 +71,7 @@ class BuildContext:
         config = load_config(root)
         theme = find_theme(config)
         check_output_dir(root, output)
-        warnings: list[SiteWarning] = []
+        warnings: list[SiteWarning] = list(config.warnings)
         warm = state is not None
         if state is None:
             state = BuildState.open(root / CACHE_FILE, warnings)
@@ -73,7 +80,9 @@ class BuildContext:
         )
         if state.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
             state.posts, state.loading_key = {}, loading_key
-        ctx = cls(root, output, config, theme, state, site_key(config, theme), keep_going, warm, log, warnings, timings)
+        ctx = cls(
+            root, output, config, theme, state, site_key(config, theme), keep_going, warm, log, warnings, timings, strict
+        )
         timings.lap("setup")
         return ctx
 

@@ -16,7 +16,7 @@ from site_builder.build.context import BuildContext, Log
 from site_builder.build.posts import SitePosts, read_posts
 from site_builder.build.publish import Written, open_writer, write_site
 from site_builder.build.state import BuildState, LastBuild
-from site_builder.errors import SiteWarning
+from site_builder.errors import SiteWarning, StrictFailure
 from site_builder.execute import ExecOptions, PostRun
 from site_builder.write import OutputWriter
 
@@ -49,13 +49,15 @@ def build_site(
     exec_options: ExecOptions | None = None,
     keep_going: bool = False,
     state: BuildState | None = None,
+    strict: bool = False,
 ) -> BuildResult:
     """Build the site at `root` into `output`; on any error the previous output is left as it was.
 
     `state` is what a previous build left, kept in memory by the caller; None reads it from `.cache/` (and saves it
-    there after the build)."""
-    ctx = BuildContext.open(root, output, state, keep_going, log)
+    there after the build). `strict`: any warning stops the build before its output is committed."""
+    ctx = BuildContext.open(root, output, state, keep_going, log, strict)
     site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
+    ctx.warnings += [w for post in site.posts for w in post.warnings]
     ctx.timings.lap("load+render")
     model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
     writer = open_writer(ctx)
@@ -68,6 +70,8 @@ def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[],
     """Run the write stage and move its files into the output; on any error remove what it staged."""
     try:
         written = write()
+        if ctx.strict and ctx.warnings:
+            raise StrictFailure(ctx.warnings)
         written.files_changed = writer.commit()
     except BaseException:
         writer.abort()

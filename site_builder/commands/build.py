@@ -7,6 +7,7 @@ import gc
 from pathlib import Path
 
 from site_builder.commands.common import Subparsers, count, err, exec_arguments, exec_options, site_root
+from site_builder.errors import sorted_warnings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,9 +19,14 @@ def run(args: argparse.Namespace) -> int:
     # walk the big heap of loaded posts and fragments again and again (a fifth of a warm rebuild's time).
     gc.disable()
     result = build_site(
-        Path(args.source), Path(args.output), log=err, exec_options=exec_options(args), keep_going=args.keep_going
+        Path(args.source),
+        Path(args.output),
+        log=err,
+        exec_options=exec_options(args),
+        keep_going=args.keep_going,
+        strict=args.strict,
     )
-    for warning in sorted(result.warnings, key=lambda w: (w.file or "", w.line or 0, w.message)):
+    for warning in sorted_warnings(result.warnings):
         err(f"warning: {warning}")
     for post_run in result.runs.values():
         if not post_run.ok:
@@ -39,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         f"{result.fragments_rendered} rendered, {count(result.pages_rendered, 'page')} rendered, "
         f"{count(written, 'file')} written, {result.files_removed} removed ({result.pages} files in all)"
         + (f", {count(result.images, 'image')} processed" if result.images else "")
+        + (f", {count(len(sorted_warnings(result.warnings)), 'warning')}" if result.warnings else "")
     )
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
@@ -56,6 +63,9 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="print the time each stage took")
     p.add_argument(
         "--keep-going", action="store_true", help="on failing code, show the error in the page and finish the build"
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="treat warnings as errors: fail without touching the output (for CI)"
     )
     exec_arguments(p)
     p.set_defaults(func=run)
