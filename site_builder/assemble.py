@@ -220,7 +220,7 @@ def assemble(
             {v for v in inputs[1:] if v is not None},
             lambda view=view: _post_page(config, view, site_key).key,
         )
-    for code, lsite in sites.items():
+    for lsite in sites.values():
         pages += _language_pages(config, lsite, sites, site_key, old_pages, new_pages)
     pages.append(
         Page(

@@ -141,7 +141,7 @@ def _tokens(lexer, tables: dict[str, _State], text: str, stack=("root",)):
         if rules is None:
             rules = state.candidates(c)
         m = None
-        for rexmatch, action, new_state in rules:
+        for rexmatch, action, new_state in rules:  # noqa: B007 (read after the loop)
             m = rexmatch(text, pos)
             if m:
                 if action is not None:

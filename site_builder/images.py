@@ -1,4 +1,5 @@
-"""Local images -> WebP variants at 480/800/1400 px (cached, in parallel), with EXIF orientation applied and GPS stripped."""
+"""Local images -> WebP variants at 480/800/1400 px (cached, in parallel), with EXIF orientation applied and GPS
+stripped."""
 
 from __future__ import annotations
 

@@ -111,7 +111,7 @@ def _bilingual_rules(state: StateCore) -> None:
                 else:
                     lines[-1].append(child)
             children: list[Token] = []
-            for n, line in enumerate(l for l in lines if l):
+            for n, line in enumerate(part for part in lines if part):
                 if n:
                     children.append(Token("bilingual_br", "br", 0))
                 text = "".join(c.content for c in line if c.type in ("text", "code_inline"))

@@ -146,7 +146,8 @@ class PostRenderer(RendererHTML):
             return img
         caption = f"<figcaption>{escape(alt)}</figcaption>" if alt else ""
         if in_gallery:
-            return f'<figure class="gallery-item"><a class="gallery-link" href="{href}"{data}>{img}</a>{caption}</figure>\n'
+            link = f'<a class="gallery-link" href="{href}"{data}>{img}</a>'
+            return f'<figure class="gallery-item">{link}{caption}</figure>\n'
         return f"<figure>{img}{caption}</figure>\n"
 
     def container_gallery_open(self, tokens, idx, options, env):

@@ -81,7 +81,18 @@ class BuildContext:
         if state.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
             state.posts, state.loading_key = {}, loading_key
         ctx = cls(
-            root, output, config, theme, state, site_key(config, theme), keep_going, warm, log, warnings, timings, strict
+            root,
+            output,
+            config,
+            theme,
+            state,
+            site_key(config, theme),
+            keep_going,
+            warm,
+            log,
+            warnings,
+            timings,
+            strict,
         )
         timings.lap("setup")
         return ctx

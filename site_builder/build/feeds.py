@@ -13,8 +13,9 @@ from datetime import datetime
 
 from site_builder.assemble import LanguageSite, PostView, SiteModel, feed_part, feed_path
 from site_builder.config import SiteConfig
-from site_builder.feed import atom_feed, sitemap
 from site_builder.util.hashing import content_key
+from site_builder.write.feeds import atom_feed
+from site_builder.write.sitemap import sitemap
 
 EntryCache = MutableMapping[tuple[str, ...], str]
 

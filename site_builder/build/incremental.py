@@ -13,6 +13,7 @@ import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from site_builder.assemble import SiteModel, assemble, update_posts
@@ -28,6 +29,7 @@ from site_builder.models import Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import render_parsed
 from site_builder.write import OutputWriter, write_late, write_pages
+from site_builder.write.output import LateFile
 
 QUICK_MAX = 8  # more changed posts than this (a checkout, a search and replace): load them on every core
 OnUpdate = Callable[[list[str]], None]
@@ -117,8 +119,8 @@ def _write_in_place(
 
 def _write_feeds_late(ctx: BuildContext, jobs: list[FeedJob], cancelled: Callable[[], bool]) -> list[str]:
     entries = ctx.state.feed_entries
-    items = [(job.rel, job.key, lambda job=job: job.make(entries)) for job in jobs]
-    return write_late(ctx.output, ctx.state.pages, items, cancelled)
+    late = [LateFile(job.rel, job.key, partial(job.make, entries)) for job in jobs]
+    return write_late(ctx.output, ctx.state.pages, late, cancelled)
 
 
 def changed_posts(ctx: BuildContext, changed: list[str] | None) -> set[str] | None:

@@ -15,12 +15,10 @@ from site_builder.build.feeds import FeedJob, FeedText, feed_jobs, make_with_ent
 from site_builder.build.posts import file_stamp
 from site_builder.build.state import IMAGE_CACHE, KeptEnv
 from site_builder.errors import SiteError
-from site_builder.feed import robots
 from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_outputs
 from site_builder.models import ImageUse, Rendered
-from site_builder.render import pygments_css
 from site_builder.util.hashing import content_key
-from site_builder.write import OutputWriter, make_env, ui_strings, write_pages
+from site_builder.write import OutputWriter, make_env, ui_strings, write_pages, write_static
 
 
 @dataclass
@@ -40,8 +38,7 @@ def template_env(ctx: BuildContext) -> jinja2.Environment:
     if kept is not None and kept.key == key:
         return kept.env
     strings, warnings = ui_strings(ctx.config, ctx.theme)
-    for warning in warnings:
-        ctx.log(warning)
+    ctx.warnings += warnings
     env = make_env(ctx.config, ctx.theme, strings)
     ctx.state.warm.env = KeptEnv(key, env)
     return env
@@ -77,12 +74,7 @@ def _feed_file(job: FeedJob, entries: dict[tuple[str, ...], str]) -> tuple[str, 
 
 
 def write_assets(ctx: BuildContext, writer: OutputWriter) -> None:
-    """robots.txt, the code stylesheet and the themes' static files (the site's theme first: its files win)."""
-    writer.put("robots.txt", content_key(ctx.site_key, "robots"), lambda: robots(ctx.config))
-    writer.put("css/pygments.css", content_key(ctx.site_key, "pygments"), pygments_css)
-    for d in ctx.theme.dirs:
-        if (d / "static").is_dir():
-            writer.copy_tree(d / "static")
+    write_static(writer, ctx.config, ctx.theme, ctx.site_key)
     ctx.timings.lap("assets")
 
 

@@ -77,8 +77,31 @@ FRONT_MATTER_KEYS = (
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
 # and not used, so that a moved blog builds quietly; the README lists them
 FOREIGN_FRONT_MATTER = frozenset(
-    "layout categories category description excerpt comments image thumbnail featured keywords toc math "
-    "giscus related_posts published weight aliases series type modified status og_image cover".split()
+    [
+        "layout",
+        "categories",
+        "category",
+        "description",
+        "excerpt",
+        "comments",
+        "image",
+        "thumbnail",
+        "featured",
+        "keywords",
+        "toc",
+        "math",
+        "giscus",
+        "related_posts",
+        "published",
+        "weight",
+        "aliases",
+        "series",
+        "type",
+        "modified",
+        "status",
+        "og_image",
+        "cover",
+    ]
 )
 
 

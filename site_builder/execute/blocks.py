@@ -14,8 +14,19 @@ EXEC_LANGS = ("python", "py", "python3", "pycon")
 
 # tokens between a code block and an `output` fence that make the output fence stand alone
 _BREAKS_PAIRING = frozenset(
-    "paragraph_open heading_open bullet_list_open ordered_list_open blockquote_open table_open html_block "
-    "math_block hr code_block container_gallery_open".split()
+    [
+        "paragraph_open",
+        "heading_open",
+        "bullet_list_open",
+        "ordered_list_open",
+        "blockquote_open",
+        "table_open",
+        "html_block",
+        "math_block",
+        "hr",
+        "code_block",
+        "container_gallery_open",
+    ]
 )
 
 

@@ -41,9 +41,7 @@ def parallel_slots(jobs: list[Job]) -> int:
     return max(1, min(cores, available_memory() // max(largest, 1)))
 
 
-def run_all(
-    jobs: list[Job], options: ExecOptions, progress: Progress, done: Callable[[Job, PostRun], None]
-) -> None:
+def run_all(jobs: list[Job], options: ExecOptions, progress: Progress, done: Callable[[Job, PostRun], None]) -> None:
     """Run the jobs, calling `done` with each run in the jobs' order as it is known (so an interrupted build keeps
     the runs that finished). Interrupted (Ctrl-C), the running posts' processes are stopped at once."""
     children = Children()

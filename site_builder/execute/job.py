@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from site_builder.execute.blocks import CodeBlock, code_blocks
 from site_builder.execute.fingerprint import imported_modules, package_versions, run_key

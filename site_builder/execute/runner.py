@@ -14,6 +14,7 @@ import os
 import sys
 import time
 import traceback
+from typing import Any
 
 OUTPUT_CAP = 1 << 20
 
@@ -184,7 +185,14 @@ def main(job_path: str) -> int:
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.argv = [rel]
     ns: dict = {"__name__": "__main__", "__file__": rel}
-    out = open(job["result_path"], "a", encoding="utf-8")
+    with open(job["result_path"], "a", encoding="utf-8") as out:
+        _run_blocks(job, ns, out)
+    _shutdown_ray()
+    return 0
+
+
+def _run_blocks(job: dict, ns: dict, out: Any) -> None:
+    """Each block in turn, its result written (and flushed) as soon as known: a crash loses no earlier result."""
     stop = None
     for block in job["blocks"]:
         if stop is not None:
@@ -203,9 +211,6 @@ def main(job_path: str) -> int:
         out.flush()
         if result.get("fatal"):
             break
-    _shutdown_ray()
-    out.close()
-    return 0
 
 
 def _run_block(block: dict, ns: dict, job: dict) -> dict:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from urllib.parse import quote
 
 from site_builder import __version__
 from site_builder.config import SiteConfig
@@ -23,7 +22,7 @@ def quoteattr(text: str) -> str:
     return f'"{value}"'
 
 
-def _iso(dt: datetime) -> str:
+def iso_date(dt: datetime) -> str:
     return dt.isoformat(timespec="seconds")
 
 
@@ -55,7 +54,7 @@ def atom_feed(
         f'<generator uri="{GENERATOR_URI}" version="{__version__}">site_builder</generator>',
         f'<link href={quoteattr(self_url)} rel="self" type="application/atom+xml"/>',
         f'<link href={quoteattr(home)} rel="alternate" type="text/html" hreflang={quoteattr(lang)}/>',
-        f"<updated>{_iso(updated)}</updated>",
+        f"<updated>{iso_date(updated)}</updated>",
         f"<id>{escape(feed_id)}</id>",
         f'<title type="html">{escape(title or config.title)}</title>',
     ]
@@ -82,8 +81,8 @@ def _entry(config: SiteConfig, view, lang: str) -> str:
         "<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">",
         f'<title type="html">{escape(post.title)}</title>',
         f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>',
-        f"<published>{_iso(post.date)}</published>",
-        f"<updated>{_iso(post.updated)}</updated>",
+        f"<published>{iso_date(post.date)}</published>",
+        f"<updated>{iso_date(post.updated)}</updated>",
         f"<id>{escape(post.id)}</id>",
         f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>',
         f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>",
@@ -93,18 +92,3 @@ def _entry(config: SiteConfig, view, lang: str) -> str:
         out.append(f'<summary type="html">{escape(post.summary)}</summary>')
     out.append("</entry>")
     return "\n".join(out)
-
-
-def sitemap(config: SiteConfig, urls: list[tuple[str, datetime | None]]) -> str:
-    """sitemap.xml listing every page with its last modification date where known."""
-    out = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    for url, modified in urls:
-        lastmod = f"<lastmod>{_iso(modified)}</lastmod>" if modified else ""
-        loc = quote(config.absolute(url), safe=":/?#[]@!$&'()*+,;=%~")  # sitemaps want ASCII: /你好/ -> /%E4%BD%A0.../
-        out.append(f"<url><loc>{escape(loc)}</loc>{lastmod}</url>")
-    out.append("</urlset>")
-    return "\n".join(out) + "\n"
-
-
-def robots(config: SiteConfig) -> str:
-    return f"User-agent: *\nAllow: /\n\nSitemap: {config.absolute('/sitemap.xml')}\n"

@@ -1,0 +1,77 @@
+"""Pages: each changed page's template rendered (by both cores for a big site) and staged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import jinja2
+
+from site_builder.errors import SiteError
+from site_builder.models import Page
+from site_builder.util.hashing import content_key
+from site_builder.util.parallel import fork_map, fork_start, worker_count
+from site_builder.write.output import OutputWriter
+from site_builder.write.templates import Theme, template_digests, template_error
+
+PAGES_PER_WORKER = 150  # fewer pages than this per core: one process renders them
+
+
+def write_pages(
+    writer: OutputWriter,
+    env: jinja2.Environment,
+    theme: Theme,
+    pages: list[Page],
+    files: Sequence[tuple[str, Callable[[], tuple]]] = (),
+) -> tuple[int, list]:
+    """Render and stage the pages whose key (with their templates' digest) changed since the last build.
+
+    `files` are other outputs (path, produce), staged by workers of their own while the pages are rendered:
+    `produce()` returns (the file's text, a result for the caller). Returns how many pages were rendered and the
+    results of `files`, in order.
+    """
+    digests = template_digests(env, theme, {page.template for page in pages})
+    todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
+    try:  # compile templates once, before forking (and look each up once: a lookup stats its files)
+        templates = {name: env.get_template(name) for name in {p.template for p in todo}}
+    except jinja2.TemplateError as exc:
+        raise template_error(exc, theme) from None
+
+    done: dict[tuple, str] = {}
+
+    @jinja2.pass_context
+    def once(ctx, macro, item):
+        """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
+        on each of its tags' pages and in the archive, the same each time."""
+        key = (macro.name, id(item), getattr(ctx.get("ui"), "code", None))
+        html = done.get(key)
+        if html is None:
+            html = done[key] = macro(item)
+        return html
+
+    def render_chunk(chunk: list[Page]) -> list[int]:
+        for page in chunk:
+            try:
+                data = templates[page.template].render(**page.context, once=once)
+            except jinja2.TemplateError as exc:
+                raise template_error(exc, theme) from None
+            except Exception as exc:  # a bad theme must not produce a traceback
+                raise SiteError(f"template {page.template}: {type(exc).__name__}: {exc}") from None
+            writer.write(page.path, data)
+        return [1] * len(chunk)
+
+    def stage(rel: str, produce: Callable[[], tuple]):
+        data, result = produce()
+        writer.write(rel, data)
+        return result
+
+    many = worker_count(len(todo), PAGES_PER_WORKER) > 1  # else forking would cost more than it saves
+    started = [fork_start(partial(stage, rel, produce), fork=many) for rel, produce in files]
+    try:
+        fork_map(render_chunk, todo, min_per_worker=PAGES_PER_WORKER)
+        results = [job.result() for job in started]
+    except BaseException:
+        for job in started:
+            job.cancel()
+        raise
+    return len(todo), results

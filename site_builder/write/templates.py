@@ -1,0 +1,166 @@
+"""The theme and its Jinja environment: template folders, UI strings per language, helpers, template digests."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import jinja2.meta
+import yaml
+
+from site_builder.assemble import feed_path, tag_url, year_url
+from site_builder.config import CONFIG_NAME, Language, SiteConfig
+from site_builder.errors import SiteError, SiteWarning
+from site_builder.util.hashing import content_key
+
+DEFAULT_THEME = Path(str(resources.files("site_builder") / "themes" / "default"))  # package data
+
+
+@dataclass
+class Theme:
+    """A theme's folders, most specific first (the site's theme, then the default theme)."""
+
+    dirs: list[Path]
+    name: str
+
+
+def find_theme(config: SiteConfig) -> Theme:
+    dirs = [d for d in (config.theme_dir, config.root / "themes" / "default", DEFAULT_THEME) if d.is_dir()]
+    if not config.theme_dir.is_dir() and not (config.theme == "default" and dirs):
+        raise SiteError(
+            f"theme {config.theme!r} not found (no directory themes/{config.theme}/)",
+            CONFIG_NAME if (config.root / CONFIG_NAME).exists() else None,
+        )
+    unique: list[Path] = []
+    for d in dirs:
+        if d.resolve() not in [u.resolve() for u in unique]:
+            unique.append(d)
+    return Theme(unique, config.theme)
+
+
+def load_strings(theme: Theme, lang: str) -> dict:
+    """UI strings for a language: the theme's i18n/LANG.yml, over the default theme's."""
+    strings: dict = {}
+    for d in reversed(theme.dirs):
+        path = d / "i18n" / f"{lang}.yml"
+        if path.exists():
+            try:
+                data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                raise SiteError(
+                    f"invalid YAML: {getattr(exc, 'problem', exc)}", path, mark.line + 1 if mark else None
+                ) from None
+            if not isinstance(data, dict):
+                raise SiteError("UI strings must be a mapping of key: text", path, 1)
+            strings.update({str(k): str(v) for k, v in data.items()})
+    return strings
+
+
+def ui_strings(config: SiteConfig, theme: Theme) -> tuple[dict[str, dict[str, str]], list[SiteWarning]]:
+    """Every language's UI strings, missing keys filled from the default language's; and a warning for each language
+    lacking some."""
+    default = load_strings(theme, config.language)
+    table: dict[str, dict[str, str]] = {config.language: default}
+    warnings: list[SiteWarning] = []
+    for code in config.languages:
+        if code == config.language:
+            continue
+        own = load_strings(theme, code)
+        missing = [k for k in default if k not in own]
+        if missing:
+            where = f"themes/{theme.name}/i18n/{code}.yml"
+            shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+            warnings.append(SiteWarning(f"no UI text for {shown}; using {config.language}", where))
+        table[code] = {**default, **own}
+    return table, warnings
+
+
+def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict] | None = None) -> jinja2.Environment:
+    """Jinja environment; `t`, `datefmt`, `tag_url`, `year_url` and `lang_url` follow the page's language (`ui`)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(d / "templates") for d in theme.dirs]),
+        autoescape=jinja2.select_autoescape(["html", "xml"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    strings = strings if strings is not None else ui_strings(config, theme)[0]
+    default_ui = config.lang(config.language)
+
+    def ui(ctx) -> Language:
+        return ctx.get("ui") or default_ui
+
+    @jinja2.pass_context
+    def t(ctx, key: str) -> str:
+        table = strings.get(ui(ctx).code) or strings[config.language]
+        return table.get(key, key)
+
+    @jinja2.pass_context
+    def datefmt(ctx, dt, fmt: str = "long") -> str:
+        if not isinstance(dt, datetime):
+            return ""
+        lang = ui(ctx)
+        return dt.strftime(lang.date_format if fmt == "long" else lang.short_date_format if fmt == "short" else fmt)
+
+    env.globals.update(
+        site=config,
+        t=t,
+        tag_url=jinja2.pass_context(lambda ctx, tag: tag_url(tag, ui(ctx).prefix)),
+        year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
+        lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
+        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
+    )
+    env.filters["datefmt"] = datefmt
+    env.filters["isodate"] = lambda dt: dt.isoformat(timespec="seconds")
+    env.filters["absolute"] = config.absolute
+    return env
+
+
+def template_error(exc: Exception, theme: Theme) -> SiteError:
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return SiteError(f"template error: {exc.message}", exc.filename or exc.name, exc.lineno)
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return SiteError(f"template {exc.name!r} not found in themes {', '.join(str(d) for d in theme.dirs)}")
+    return SiteError(f"template error: {type(exc).__name__}: {exc}")
+
+
+def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> dict[str, str]:
+    """For each template, a digest of its file and of every template it extends, includes or imports (by stamp):
+    a page depends on those only, so editing tags.html rewrites the tag index and nothing else."""
+    files: dict[str, tuple[str, set]] = {}  # name -> (its file's stamp, the names it references)
+
+    def visit(name: str) -> None:
+        if name in files:
+            return
+        try:
+            source, filename, _ = env.loader.get_source(env, name)
+            refs = set(jinja2.meta.find_referenced_templates(env.parse(source, name, filename)))
+        except jinja2.TemplateError as exc:
+            raise template_error(exc, theme) from None
+        st = os.stat(filename)
+        files[name] = (f"{filename}:{st.st_size}:{st.st_mtime_ns}", refs)
+        for ref in refs:
+            if ref is None:  # a name computed at render time: depend on every template
+                for d in theme.dirs:
+                    for path in sorted((d / "templates").rglob("*.html")):
+                        visit(path.relative_to(d / "templates").as_posix())
+            else:
+                visit(ref)
+
+    digests = {}
+    for name in names:
+        visit(name)
+        seen, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo += [r for r in files[current][1] if r is not None] + (
+                    list(files) if None in files[current][1] else []
+                )
+        digests[name] = content_key(*sorted(files[n][0] for n in seen))
+    return digests
