@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from site_builder.config import load_config
 from site_builder.execute import ExecOptions, PostRun, run_posts
@@ -28,7 +29,7 @@ class CheckReport:
         """Failed blocks, counting a post-level failure (timeout, crash) as one."""
         return sum(len(run.failures) for run in self.runs.values())
 
-    def as_json(self) -> list[dict]:
+    def as_json(self) -> list[dict[str, Any]]:
         return [
             {
                 "path": run.rel,

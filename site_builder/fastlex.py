@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
+from typing import Any
 
 from pygments.lexer import RegexLexer
 from pygments.token import Error, Whitespace, _TokenType
@@ -96,7 +97,7 @@ def _first_of(op: str, av) -> tuple[list[str] | None, bool]:
     return None, True  # back references, conditionals, anything new: it may start with anything
 
 
-def _starts(pattern: re.Pattern):
+def _starts(pattern: re.Pattern[str]):
     """A test `char -> bool` for whether `pattern` may match starting with that character, or None when it can
     match the empty string (it is then tried before every character and at the end)."""
     try:
@@ -113,12 +114,12 @@ def _starts(pattern: re.Pattern):
 class _State:
     """One lexer state: for each next character, the rules that may match there (in their order)."""
 
-    def __init__(self, rules: list):
+    def __init__(self, rules: list[Any]):
         self.rules = rules
-        self.starts: list | None = None  # worked out when the state is first used: most states never are
-        self.by_char: dict[str, list] = {}
+        self.starts: list[Any] | None = None  # worked out when the state is first used: most states never are
+        self.by_char: dict[str, list[Any]] = {}
 
-    def candidates(self, c: str) -> list:
+    def candidates(self, c: str) -> list[Any]:
         """The rules that may match before character `c` ('' at the end of the text)."""
         if self.starts is None:
             self.starts = [_starts(rexmatch.__self__) for rexmatch, _, _ in self.rules]

@@ -10,6 +10,7 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Any
 
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
@@ -31,7 +32,7 @@ SWAPPING_ORIENTATIONS = (5, 6, 7, 8)
 @dataclass
 class ImageInfo:
     path: Path  # the source file
-    stamp: tuple  # (st_mtime_ns, st_size) of the source
+    stamp: tuple[Any, ...]  # (st_mtime_ns, st_size) of the source
     width: int  # as displayed, i.e. after EXIF orientation
     height: int
     format: str  # Pillow's format name: "JPEG", "MPO", "PNG", "GIF", "WEBP", "AVIF", "BMP"
@@ -108,7 +109,7 @@ def _has_gps(exif: Image.Exif) -> bool:
         return True  # unreadable: strip it to be safe
 
 
-def _xmp_has_gps(info: dict) -> bool:
+def _xmp_has_gps(info: dict[str, Any]) -> bool:
     xmp = info.get("xmp") or info.get("XML:com.adobe.xmp") or b""
     xmp = xmp.encode() if isinstance(xmp, str) else xmp
     return b"GPSLatitude" in xmp or b"GPSLongitude" in xmp
@@ -269,7 +270,7 @@ def _write_clean_original(im: Image.Image, info: ImageInfo, target: Path) -> Non
     """The original in its own format, orientation applied, EXIF kept without GPS and orientation, ICC kept,
     XMP dropped (it may hold GPS too)."""
     fmt = SAVE_FORMAT.get(info.format, info.format)
-    params: dict = {"quality": ORIGINAL_QUALITY} if fmt in ("JPEG", "WEBP", "AVIF") else {}
+    params: dict[str, Any] = {"quality": ORIGINAL_QUALITY} if fmt in ("JPEG", "WEBP", "AVIF") else {}
     if icc := im.info.get("icc_profile"):
         params["icc_profile"] = icc
     try:
@@ -303,7 +304,7 @@ def _process_or_error(info: ImageInfo, cache_dir: Path) -> Processed | ImageErro
 
 def process_all(infos: list[ImageInfo], cache_dir: Path) -> list[Processed | ImageError]:
     """process() over every image, in input order; uncached ones on all cores; errors returned in place."""
-    results: list = []
+    results: list[Any] = []
     todo: list[int] = []
     for i, info in enumerate(infos):
         results.append(_cached(_planned(info, cache_dir), info))

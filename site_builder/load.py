@@ -8,6 +8,7 @@ import unicodedata
 from datetime import date, datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -240,7 +241,7 @@ def check_posts(posts: list[Post]) -> list[Post]:
     return [p for p in posts if not p.draft]
 
 
-def dump_post(meta: dict, body: str) -> str:
+def dump_post(meta: dict[str, Any], body: str) -> str:
     """The text of a post file: YAML front matter between `---` lines, then the Markdown body."""
     head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000)
     return f"---\n{head}---\n\n{body.lstrip(chr(10))}"

@@ -30,7 +30,7 @@ class Post:
     summary: str
     body: str  # Markdown after the front matter
     body_line: int  # 1-based line of the body's first line in the file
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     digest: str = ""  # hash of the file's bytes
     translation_key: str = ""  # posts sharing it are one post in several languages (`x.md` + `x.zh.md`)
     lines: dict[str, int] = field(default_factory=dict)  # front matter key (nested: `exec.timeout`) -> line
@@ -55,9 +55,9 @@ class ImageUse:
     """A local image a post shows: where it is, where it goes in the output, and which WebP widths it gets."""
 
     source: Path  # the image file
-    stamp: tuple  # (st_mtime_ns, st_size) when it was probed
+    stamp: tuple[Any, ...]  # (st_mtime_ns, st_size) when it was probed
     out: str  # output path of the published original, e.g. "blog/2025/trip/p1.jpg"
-    widths: tuple  # WebP variant widths
+    widths: tuple[Any, ...]  # WebP variant widths
     rel: str  # the post, for messages
     line: int | None  # the line of the image in the post
 
@@ -70,9 +70,9 @@ class Rendered:
     text_chars: int = 0  # characters of readable text, for reading time
     words: int = 0
     math_count: int = 0
-    toc: list = field(default_factory=list)
+    toc: list[Any] = field(default_factory=list)
     key: str = ""  # hash of the Markdown it was rendered from
-    images: list = field(default_factory=list)  # ImageUse of every local image, to process and publish
+    images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
 
 
 @dataclass
@@ -81,5 +81,5 @@ class Page:
 
     path: str  # relative output path, e.g. "blog/2025/x/index.html"
     template: str
-    context: dict = field(default_factory=dict)
+    context: dict[str, Any] = field(default_factory=dict)
     key: str = ""  # hash of everything the page depends on, for reuse

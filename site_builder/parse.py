@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -122,7 +123,7 @@ def _bilingual_rules(state: StateCore) -> None:
             inline.children = children
 
 
-def _env_line(env: dict, tok: Token) -> int | None:
+def _env_line(env: dict[str, Any], tok: Token) -> int | None:
     return env.get("line_offset", 1) + tok.map[0] if tok.map else None
 
 
@@ -185,7 +186,7 @@ def make_parser() -> MarkdownIt:
 
 def parse_post(post: Post, content_dir: Path | None = None) -> ParsedPost:
     """Stage 2: a post's body as tokens; `content_dir` is where its local images are looked up (default: its folder)."""
-    env: dict = {
+    env: dict[str, Any] = {
         "rel": post.rel,
         "line_offset": post.body_line,
         "post": post,
@@ -195,7 +196,7 @@ def parse_post(post: Post, content_dir: Path | None = None) -> ParsedPost:
     return ParsedPost(post, tokens, env)
 
 
-def parse(body: str, env: dict | None = None) -> tuple[list[Token], dict]:
+def parse(body: str, env: dict[str, Any] | None = None) -> tuple[list[Token], dict]:
     """Tokens of a post body; `env` collects footnotes and references."""
     env = {} if env is None else env
     return make_parser().parse(body, env), env

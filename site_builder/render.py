@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.renderer import RendererHTML
@@ -60,7 +61,7 @@ def _math_converter() -> LatexToMathML:
     return LatexToMathML(annotation=True, fancy_error=False)
 
 
-def render_math(tokens: list[Token], env: dict) -> None:
+def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
     """MathML for every formula of a post at once, in `env["math"]` by token: equations are numbered through
     the post (as MathJax numbers AMS environments) and `\\eqref` may point forward; bad TeX raises SiteError."""
     found = [t for tok in tokens for t in (tok.children or (tok,)) if t.type in _MATH_TOKENS]
@@ -78,7 +79,7 @@ def render_math(tokens: list[Token], env: dict) -> None:
     env["math_count"] = len(found)
 
 
-def _line(env: dict, token: Token | None) -> int | None:
+def _line(env: dict[str, Any], token: Token | None) -> int | None:
     if token is None or not token.map:
         return env.get("_line")
     return env.get("line_offset", 1) + token.map[0]
@@ -87,7 +88,7 @@ def _line(env: dict, token: Token | None) -> int | None:
 class PostRenderer(RendererHTML):
     """markdown-it's HTML renderer with the site's rules for code, math, images and galleries."""
 
-    def _math(self, token: Token, env: dict) -> str:
+    def _math(self, token: Token, env: dict[str, Any]) -> str:
         return env["math"][id(token)]
 
     def math_inline(self, tokens, idx, options, env):
@@ -187,7 +188,7 @@ class PostRenderer(RendererHTML):
         return super().renderToken(tokens, idx, options, env)
 
 
-def local_image(src: str, env: dict, line: int | None):
+def local_image(src: str, env: dict[str, Any], line: int | None):
     """For an image in the site's content: (its URL, an ImageUse, displayed size); None for remote URLs.
 
     `photo.jpg` is looked up next to the post and published in the post's folder; `/images/x.jpg` and
@@ -225,7 +226,9 @@ def local_image(src: str, env: dict, line: int | None):
     return "/" + quote(out), use, (info.width, info.height)
 
 
-FenceHook = Callable[[Token, str, dict, dict], "str | None"]  # a fence's HTML in place of the default, or None
+FenceHook = Callable[
+    [Token, str, dict[str, Any], dict], "str | None"
+]  # a fence's HTML in place of the default, or None
 
 
 def exec_fence_hook(run, keep_going: bool = False) -> FenceHook:
@@ -234,7 +237,7 @@ def exec_fence_hook(run, keep_going: bool = False) -> FenceHook:
     post_error = run.error
     state = {"last": None}
 
-    def hook(tok: Token, lang: str, opts: dict, env: dict) -> str | None:
+    def hook(tok: Token, lang: str, opts: dict[str, Any], env: dict) -> str | None:
         line = env.get("line_offset", 1) + tok.map[0] + 1
         if lang == "output":  # an expected output, verified against what the block printed
             block = state["last"]

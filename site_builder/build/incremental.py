@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from site_builder.assemble import SiteModel, assemble, update_posts
+from site_builder.assemble import PostChange, SiteModel, assemble, update_posts
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
@@ -141,7 +141,7 @@ def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | 
     """Read just the saved posts and update the last build's model in place; None (nothing changed in the state)
     when the save is anything else: a new, deleted, executing or draft post, a changed date, permalink, tags,
     language or translation key."""
-    if len(only) > QUICK_MAX or not ctx.state.warm.assemble_memo:
+    if len(only) > QUICK_MAX or not ctx.state.warm.assemble_memo.valid_for(ctx.site_key):
         return None
     edits = _edits(ctx, only)
     if edits is None:
@@ -149,7 +149,9 @@ def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | 
     where = {id(p): i for i, p in enumerate(last.posts)}
     if any(id(e.old) not in where for e in edits):
         return None
-    model = update_posts(ctx.state.warm.assemble_memo, ctx.site_key, [(e.old, e.new, e.rendered) for e in edits])
+    model = update_posts(
+        ctx.state.warm.assemble_memo, ctx.site_key, [PostChange(e.old, e.new, e.rendered) for e in edits]
+    )
     if model is None:
         return None
     posts, rendered = last.posts, last.rendered

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from site_builder.assemble.memo import AssembleMemo
 from site_builder.errors import SiteWarning
 from site_builder.models import Post, Rendered
 from site_builder.util.signed import Signer, Unsigned
@@ -57,7 +58,7 @@ class KeptEnv:
 class WarmState:
     """In memory only, for a long-running caller (the dev server)."""
 
-    assemble_memo: dict[str, object] = field(default_factory=dict)
+    assemble_memo: AssembleMemo = field(default_factory=AssembleMemo)
     env: KeptEnv | None = None
     last: LastBuild | None = None
 

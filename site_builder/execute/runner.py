@@ -81,11 +81,11 @@ def _figures() -> list[str]:
     return svgs
 
 
-def _error(kind: str, message: str, line: int | None, tb: str = "") -> dict:
+def _error(kind: str, message: str, line: int | None, tb: str = "") -> dict[str, Any]:
     return {"type": kind, "message": message, "line": line, "traceback": tb}
 
 
-def _describe(exc: BaseException, rel: str, block_line: int, memory: str) -> dict:
+def _describe(exc: BaseException, rel: str, block_line: int, memory: str) -> dict[str, Any]:
     tb, line = _user_traceback(exc, rel)
     message = str(exc)
     if isinstance(exc, MemoryError):
@@ -97,7 +97,7 @@ def _describe(exc: BaseException, rel: str, block_line: int, memory: str) -> dic
     return _error(type(exc).__name__, message, line or block_line, tb)
 
 
-def run_exec(block: dict, ns: dict, rel: str, memory: str) -> dict:
+def run_exec(block: dict[str, Any], ns: dict, rel: str, memory: str) -> dict:
     code = "\n" * (block["line"] - 1) + block["code"]
     raises = block.get("raises")
     try:
@@ -125,7 +125,7 @@ class _CollectingRunner(doctest.DocTestRunner):
 
     def __init__(self, **kw):
         super().__init__(**kw)
-        self.collected: list[dict] = []
+        self.collected: list[dict[str, Any]] = []
 
     def report_failure(self, out, test, example, got):
         line = test.lineno + example.lineno + 1
@@ -156,7 +156,7 @@ class _CollectingRunner(doctest.DocTestRunner):
         )
 
 
-def run_doctest(block: dict, ns: dict, rel: str, memory: str) -> dict:
+def run_doctest(block: dict[str, Any], ns: dict, rel: str, memory: str) -> dict:
     parser = doctest.DocTestParser()
     test = parser.get_doctest(block["code"], ns, f"{rel}:{block['line']}", rel, block["line"] - 1)
     runner = _CollectingRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -184,14 +184,14 @@ def main(job_path: str) -> int:
     linecache.cache[rel] = (len(job["source"]), None, job["source"].splitlines(True), rel)
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.argv = [rel]
-    ns: dict = {"__name__": "__main__", "__file__": rel}
+    ns: dict[str, Any] = {"__name__": "__main__", "__file__": rel}
     with open(job["result_path"], "a", encoding="utf-8") as out:
         _run_blocks(job, ns, out)
     _shutdown_ray()
     return 0
 
 
-def _run_blocks(job: dict, ns: dict, out: Any) -> None:
+def _run_blocks(job: dict[str, Any], ns: dict, out: Any) -> None:
     """Each block in turn, its result written (and flushed) as soon as known: a crash loses no earlier result."""
     stop = None
     for block in job["blocks"]:
@@ -213,13 +213,13 @@ def _run_blocks(job: dict, ns: dict, out: Any) -> None:
             break
 
 
-def _run_block(block: dict, ns: dict, job: dict) -> dict:
+def _run_block(block: dict[str, Any], ns: dict, job: dict) -> dict:
     """Run one block with its output captured; check what it printed against its output block."""
     rel, cap, memory = job["rel"], job.get("output_cap", OUTPUT_CAP), job.get("memory_text", "")
     capture = os.path.join(os.path.dirname(job["result_path"]), ".capture")
     start = time.perf_counter()
     saved = _capture_start(capture)
-    figures: list = []
+    figures: list[Any] = []
     try:
         result = (run_doctest if block["kind"] == "doctest" else run_exec)(block, ns, rel, memory)
         figures = _figures() if result["status"] == "passed" else []
@@ -238,7 +238,7 @@ def _run_block(block: dict, ns: dict, job: dict) -> dict:
     return result
 
 
-def _output_mismatch(block: dict, stdout: str) -> dict | None:
+def _output_mismatch(block: dict[str, Any], stdout: str) -> dict | None:
     """The error when the block printed something else than its output block says, with a diff."""
     want, got = _normalise(block["expected"]), _normalise(stdout)
     if want == got:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from itertools import pairwise
+from typing import Any
 
 from bs4 import Comment, NavigableString, Tag
 
@@ -32,15 +33,15 @@ def _has_content(node) -> bool:
     return True
 
 
-def _text(nodes: list) -> str:
+def _text(nodes: list[Any]) -> str:
     return "".join(
         str(n) if isinstance(n, NavigableString) else n.get_text() for n in nodes if not isinstance(n, Comment)
     )
 
 
-def _lines(p: Tag) -> list[list] | None:
+def _lines(p: Tag) -> list[list[Any]] | None:
     """The children of a paragraph split at its `<br>`s, or None when it holds more than inline text."""
-    lines: list[list] = [[]]
+    lines: list[list[Any]] = [[]]
     for child in p.children:
         if isinstance(child, Comment):
             continue
@@ -60,7 +61,7 @@ def _lines(p: Tag) -> list[list] | None:
     return lines
 
 
-def _stanza(p: Tag) -> tuple[list[list], str] | None:
+def _stanza(p: Tag) -> tuple[list[list[Any]], str] | None:
     """(lines, script of the first line) when `p` is two or more lines alternating Chinese and Latin."""
     lines = _lines(p)
     if lines is None or len(lines) < 2:
@@ -74,7 +75,7 @@ def _stanza(p: Tag) -> tuple[list[list], str] | None:
     return lines, scripts[0]
 
 
-def _line_markdown(doc: Doc, nodes: list) -> str:
+def _line_markdown(doc: Doc, nodes: list[Any]) -> str:
     """One line of inline Markdown (bold, italics, links... kept), its whitespace collapsed to single spaces."""
     holder = doc.soup.new_tag("span")
     for node in nodes:
@@ -85,7 +86,7 @@ def _line_markdown(doc: Doc, nodes: list) -> str:
     return " ".join(doc.fragment(holder).split("\n")).strip()
 
 
-def _block(doc: Doc, stanzas: list[list[list]]) -> Tag:
+def _block(doc: Doc, stanzas: list[list[list[Any]]]) -> Tag:
     rendered = [[_line_markdown(doc, line) for line in lines] for lines in stanzas]
     markdown = "::: bilingual\n" + "\n\n".join("\n".join(lines) for lines in rendered) + "\n:::"
     return doc.block(markdown, " ".join(line for lines in rendered for line in lines))

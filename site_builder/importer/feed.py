@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from html import escape
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin
 
 import feedparser
@@ -72,7 +73,7 @@ def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
     current: list[_Scanned | None] = [None]
     feed_lang: list[str | None] = [None]
 
-    def start(name: str, attrs: dict) -> None:
+    def start(name: str, attrs: dict[str, Any]) -> None:
         parent_base = stack[-1][1] if stack else None
         parent_lang = stack[-1][2] if stack else None
         own_base = attrs.get(f"{_XML_NS} base")
@@ -133,7 +134,7 @@ def _updated(e, wxr: bool) -> datetime | None:
     return _parse_date(dict.get(e, "updated"), dict.get(e, "updated_parsed"))
 
 
-def _text_of(detail: dict | None, fallback: str = "") -> str:
+def _text_of(detail: dict[str, Any] | None, fallback: str = "") -> str:
     """Plain text of a title-like field, whatever type the feed declared."""
     if not detail:
         return fallback.strip()
@@ -143,7 +144,7 @@ def _text_of(detail: dict | None, fallback: str = "") -> str:
     return re.sub(r"\s+", " ", value).strip()
 
 
-def _as_html(detail: dict) -> str:
+def _as_html(detail: dict[str, Any]) -> str:
     value = detail.get("value", "") or ""
     if (detail.get("type") or "").startswith("text/plain"):
         paras = [p.strip() for p in re.split(r"\n\s*\n", value) if p.strip()]

@@ -132,7 +132,7 @@ def tidy(text: str) -> str:
 def substitute_blocks(text: str, blocks: list[tuple[str, str]]) -> str:
     """Put each block's lines where its placeholder line is, with the same indent or `>` prefix."""
 
-    def repl(m: re.Match) -> str:
+    def repl(m: re.Match[str]) -> str:
         prefix = m.group("prefix")
         indent = re.match(r"[ >]*", prefix).group()
         body = substitute_blocks(blocks[int(m.group("n"))][0], blocks)

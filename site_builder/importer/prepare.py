@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urljoin
 
 from bs4 import Comment, NavigableString, Tag
@@ -439,7 +440,7 @@ def convert_text_math(doc: Doc) -> None:
         text = str(node)
         if "\\(" not in text and "\\[" not in text and "$" not in text:
             continue
-        pieces: list = []
+        pieces: list[Any] = []
         pos = 0
         for start, end, tex, display in _find_math(text):
             if start > pos:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import yaml
@@ -122,9 +123,9 @@ def _choose_path(into: Path, slug: str, entry_id: str | None, taken: set[str]) -
         return path
 
 
-def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dict:
+def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dict[str, Any]:
     date = entry.published or entry.updated
-    meta: dict = {"title": entry.title or "Untitled"}
+    meta: dict[str, Any] = {"title": entry.title or "Untitled"}
     meta["date"] = date.isoformat() if date else None
     meta["updated"] = (entry.updated or date).isoformat() if (entry.updated or date) else None
     meta["tags"] = list(dict.fromkeys(entry.tags))
@@ -138,7 +139,7 @@ def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dic
     return meta
 
 
-def render_post_file(meta: dict, body: str) -> str:
+def render_post_file(meta: dict[str, Any], body: str) -> str:
     head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000)
     return f"---\n{head}---\n\n{body}" if body else f"---\n{head}---\n"
 

@@ -13,6 +13,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 CLIENT_JS = (resources.files("site_builder.server") / "livereload.js").read_bytes()
@@ -44,7 +45,7 @@ class Broadcaster:
         self._lock = threading.Condition()
         self._clients: list[tuple[queue.Queue, str]] = []
         self._joined: dict[str, int] = {}  # page path -> streams opened by it so far
-        self.state: dict = {"type": "ok"}
+        self.state: dict[str, Any] = {"type": "ok"}
         self.closed = threading.Event()
 
     def subscribe(self, page: str = "") -> queue.Queue:
@@ -61,7 +62,7 @@ class Broadcaster:
         with self._lock:
             self._clients = [(c, page) for c, page in self._clients if c is not q]
 
-    def send(self, event: dict) -> None:
+    def send(self, event: dict[str, Any]) -> None:
         with self._lock:
             if event.get("type") in ("ok", "error"):
                 self.state = event

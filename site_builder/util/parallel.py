@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import traceback
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from site_builder.errors import SiteError
 
@@ -29,7 +30,7 @@ def _run(fn, args, conn) -> None:
 class Forked:
     """`fn(*args)` running in a forked worker; `result()` waits for it and returns it or raises its error."""
 
-    def __init__(self, fn: Callable, *args):
+    def __init__(self, fn: Callable[..., Any], *args):
         ctx = multiprocessing.get_context("fork")
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_run, args=(fn, args, send), daemon=True)
@@ -79,7 +80,7 @@ def fork_start(fn: Callable[[], object], fork: bool = True) -> Forked | Done:
     return Forked(fn) if fork and can_fork() else Done(fn())
 
 
-def fork_map(fn: Callable[[Sequence], list], items: Sequence, min_per_worker: int = 40) -> list:
+def fork_map(fn: Callable[[Sequence[Any]], list[Any]], items: Sequence, min_per_worker: int = 40) -> list:
     """`fn(chunk) -> list` over interleaved chunks of `items`, in parallel; results in item order.
 
     This process works on the first chunk itself while forked workers do the others: one process fewer, and
@@ -103,7 +104,7 @@ def fork_map(fn: Callable[[Sequence], list], items: Sequence, min_per_worker: in
             for other in forked[i + 1 :]:
                 other.cancel()
             raise
-    results: list = [None] * len(items)
+    results: list[Any] = [None] * len(items)
     for w, value in enumerate(outcomes):
         results[w::workers] = value
     return results

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 from site_builder import __version__
 from site_builder.config import SiteConfig
@@ -28,12 +29,12 @@ def iso_date(dt: datetime) -> str:
 
 def atom_feed(
     config: SiteConfig,
-    views: list,
+    views: list[Any],
     feed_path: str | None = None,
     lang: str | None = None,
     title: str | None = None,
     home: str = "/",
-    entry_cache: dict | None = None,
+    entry_cache: dict[str, Any] | None = None,
 ) -> str:
     """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import jinja2
 
@@ -22,8 +23,8 @@ def write_pages(
     env: jinja2.Environment,
     theme: Theme,
     pages: list[Page],
-    files: Sequence[tuple[str, Callable[[], tuple]]] = (),
-) -> tuple[int, list]:
+    files: Sequence[tuple[str, Callable[[], tuple[Any, ...]]]] = (),
+) -> tuple[int, list[Any]]:
     """Render and stage the pages whose key (with their templates' digest) changed since the last build.
 
     `files` are other outputs (path, produce), staged by workers of their own while the pages are rendered:
@@ -37,7 +38,7 @@ def write_pages(
     except jinja2.TemplateError as exc:
         raise template_error(exc, theme) from None
 
-    done: dict[tuple, str] = {}
+    done: dict[tuple[Any, ...], str] = {}
 
     @jinja2.pass_context
     def once(ctx, macro, item):
@@ -60,7 +61,7 @@ def write_pages(
             writer.write(page.path, data)
         return [1] * len(chunk)
 
-    def stage(rel: str, produce: Callable[[], tuple]):
+    def stage(rel: str, produce: Callable[[], tuple[Any, ...]]):
         data, result = produce()
         writer.write(rel, data)
         return result

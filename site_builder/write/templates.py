@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import jinja2.meta
@@ -42,9 +43,9 @@ def find_theme(config: SiteConfig) -> Theme:
     return Theme(unique, config.theme)
 
 
-def load_strings(theme: Theme, lang: str) -> dict:
+def load_strings(theme: Theme, lang: str) -> dict[str, Any]:
     """UI strings for a language: the theme's i18n/LANG.yml, over the default theme's."""
-    strings: dict = {}
+    strings: dict[str, Any] = {}
     for d in reversed(theme.dirs):
         path = d / "i18n" / f"{lang}.yml"
         if path.exists():
@@ -80,7 +81,7 @@ def ui_strings(config: SiteConfig, theme: Theme) -> tuple[dict[str, dict[str, st
     return table, warnings
 
 
-def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict] | None = None) -> jinja2.Environment:
+def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]] | None = None) -> jinja2.Environment:
     """Jinja environment; `t`, `datefmt`, `tag_url`, `year_url` and `lang_url` follow the page's language (`ui`)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(d / "templates") for d in theme.dirs]),
@@ -131,7 +132,7 @@ def template_error(exc: Exception, theme: Theme) -> SiteError:
 def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> dict[str, str]:
     """For each template, a digest of its file and of every template it extends, includes or imports (by stamp):
     a page depends on those only, so editing tags.html rewrites the tag index and nothing else."""
-    files: dict[str, tuple[str, set]] = {}  # name -> (its file's stamp, the names it references)
+    files: dict[str, tuple[str, set[Any]]] = {}  # name -> (its file's stamp, the names it references)
 
     def visit(name: str) -> None:
         if name in files:

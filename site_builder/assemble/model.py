@@ -1,0 +1,107 @@
+"""What templates see: a post's view, each language's side of the site, the whole model; URLs of list pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from site_builder.config import Language, SiteConfig
+from site_builder.load import slugify
+from site_builder.models import Page, Post, Rendered
+from site_builder.util.hashing import content_key
+
+
+@dataclass(eq=False)
+class PostView:
+    """What templates see of a post: its record's fields, its HTML and derived facts."""
+
+    post: Post
+    html: str
+    reading_minutes: int
+    key: str = ""
+    toc: list[Any] = field(default_factory=list)
+    prev: PostView | None = None
+    next: PostView | None = None
+    translations: list[PostView] = field(default_factory=list)  # the same post in the site's other languages
+    html_lang: str = ""  # lang attribute value: zh-Hans for zh
+    lang_name: str = ""  # the language's display name: 中文
+    home_lang: str = ""  # which language's lists it belongs to (its own, or the default for an unlisted language)
+
+    def __post_init__(self) -> None:  # plain attributes: templates read them thousands of times
+        p = self.post
+        self.title, self.date, self.updated, self.tags = p.title, p.date, p.updated, p.tags
+        self.lang, self.summary, self.url, self.id, self.meta = p.lang, p.summary, p.permalink, p.id, p.meta
+
+
+@dataclass
+class LanguageSite:
+    """One language's side of the site: the posts its lists show (its own, plus untranslated others), tags, years."""
+
+    lang: Language
+    posts: list[PostView]
+    tags: dict[str, list[PostView]]
+    years: dict[int, list[PostView]]
+    own: list[PostView]  # posts written in this language only: its feed
+
+
+@dataclass
+class SiteModel:
+    """The assembled site: every post newest first, each language's lists, and every page to write."""
+
+    config: SiteConfig
+    posts: list[PostView]
+    languages: dict[str, LanguageSite]
+    pages: list[Page]
+    post_pages: dict[str, Page] = field(default_factory=dict)  # permalink -> the post's page
+
+
+def tag_url(tag: str, prefix: str = "/") -> str:
+    return f"{prefix}blog/tag/{slugify(tag)}/"
+
+
+def year_url(year: int, prefix: str = "/") -> str:
+    return f"{prefix}blog/{year}/"
+
+
+def page_url(n: int, prefix: str = "/") -> str:
+    return prefix if n == 1 else f"{prefix}page/{n}/"
+
+
+def feed_path(config: SiteConfig, lang: Language) -> str:
+    """Output path of a language's feed: the main feed for the default language, `zh/feed.xml` for the others."""
+    return config.feed_path if lang.prefix == "/" else lang.prefix.lstrip("/") + config.feed_path.lstrip("/")
+
+
+def reading_minutes(rendered: Rendered) -> int:
+    """About 230 English words or 400 CJK characters a minute."""
+    return max(1, round(rendered.words / 230 + rendered.text_chars / 400))
+
+
+def out_path(url: str) -> str:
+    """Output file for a site path: directory URLs get index.html."""
+    path = url.lstrip("/")
+    return path + "index.html" if (not path or path.endswith("/")) else path
+
+
+def page_key(*parts: object) -> str:
+    return content_key(*map(repr, parts))
+
+
+def card(view: PostView) -> str:
+    """What a list shows of a post, as one string for page keys (computed once per post)."""
+    card = view.__dict__.get("_card")
+    if card is None:
+        p = view.post
+        card = view.__dict__["_card"] = repr(
+            (p.permalink, p.title, p.date.isoformat(), p.summary, tuple(p.tags), p.lang, view.reading_minutes)
+        )
+    return card
+
+
+def feed_part(view: PostView) -> str:
+    """What a feed entry is made of, as one string for feed keys (computed once per view): the post's file,
+    fragment and URL."""
+    part = view.__dict__.get("_feed")
+    if part is None:
+        part = view.__dict__["_feed"] = f"{view.post.digest}|{view.key}|{view.url}"
+    return part
