@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from site_builder.importer import bilingual, images, prepare
+from site_builder.importer import bilingual, images, math, prepare
 from site_builder.importer.html2md import Doc
 
 
@@ -22,10 +22,10 @@ def html_to_markdown(html: str, base: str = "", warn: Callable[[str], None] | No
     prepare.resolve_urls(doc)
     images.unwrap_pictures(doc)
     prepare.convert_code_blocks(doc)
-    prepare.convert_mathml(doc)
+    math.convert_mathml(doc)
     prepare.convert_made_up_tags(doc)
     footnotes = prepare.convert_footnote_refs(doc)
-    prepare.convert_text_math(doc)
+    math.convert_text_math(doc)
     prepare.convert_tabs(doc)
     images.convert_galleries(doc)
     images.convert_lightbox_groups(doc)

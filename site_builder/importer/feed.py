@@ -177,8 +177,7 @@ def _is_wxr(parsed) -> bool:
     return any(str(uri).startswith(_WP_NS) for uri in (parsed.get("namespaces") or {}).values())
 
 
-def read_feed(path: Path) -> Feed:
-    """Parse `path`; raise SiteError when nothing can be read, else return entries and warnings."""
+def _read_bytes(path: Path) -> bytes:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -189,12 +188,15 @@ def read_feed(path: Path) -> Feed:
         raise SiteError(f"cannot read feed: {exc.strerror or exc}", path) from None
     if not data.strip():
         raise SiteError("feed file is empty", path, 1)
+    return data
 
+
+def _parse(data: bytes, path: Path) -> tuple[Any, list[str]]:
+    """feedparser's result and a warning when it had to recover; an error when nothing can be read."""
     try:
         parsed = feedparser.parse(io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False)
     except Exception as exc:  # feedparser should not raise, but never show a traceback
         raise SiteError(f"cannot read feed: {type(exc).__name__}: {exc}", path) from None
-
     warnings: list[str] = []
     if parsed.get("bozo"):
         msg, line = _problem(parsed.get("bozo_exception"))
@@ -205,22 +207,24 @@ def read_feed(path: Path) -> Feed:
         warnings.append(f"{where}: {msg}; imported the entries feedparser could recover, check them")
     elif not parsed.get("version") and not parsed.entries:
         raise SiteError("not an RSS or Atom feed (no feed or channel element found)", path, 1)
+    return parsed, warnings
 
+
+def read_feed(path: Path) -> Feed:
+    """Parse `path`; raise SiteError when nothing can be read, else return entries and warnings."""
+    data = _read_bytes(path)
+    parsed, warnings = _parse(data, path)
     scanned, scanned_lang = _scan_xml(data)
     if len(scanned) != len(parsed.entries):
         scanned = []
-
     meta = parsed.get("feed", {})
-    feed_link = meta.get("link", "") or ""
-    feed_lang = scanned_lang or meta.get("language") or None
     feed = Feed(
         path=path,
         title=_text_of(meta.get("title_detail"), meta.get("title", "")),
-        link=feed_link,
-        lang=feed_lang,
+        link=meta.get("link", "") or "",
+        lang=scanned_lang or meta.get("language") or None,
         warnings=warnings,
     )
-
     wxr = _is_wxr(parsed)
     dropped: dict[str, int] = {}
     for i, e in enumerate(parsed.entries, 1):
@@ -230,44 +234,45 @@ def read_feed(path: Path) -> Feed:
                 key = f"{status} {kind}" if kind == "post" else kind
                 dropped[key] = dropped.get(key, 0) + 1
                 continue
-        scan = scanned[i - 1] if scanned else None
-        contents = [c for c in e.get("content", []) if (c.get("value") or "").strip()]
-        html_contents = [c for c in contents if "html" in (c.get("type") or "")] or contents
-        content_html = _as_html(html_contents[0]) if html_contents else ""
-        summary_detail = e.get("summary_detail")
-        summary_html = _as_html(summary_detail) if summary_detail else ""
-        if wxr and not summary_html.strip():
-            summary_html = e.get("excerpt_encoded", "") or ""
-        if content_html and summary_html.strip() == content_html.strip():
-            summary_html = ""  # feedparser copies content into summary when there is none
-        link = e.get("link", "") or ""
-        if scan is not None and scan.base:
-            base = urljoin(feed_link, scan.base) if feed_link else scan.base
-        else:
-            detail = html_contents[0] if html_contents else (summary_detail or {})
-            base = detail.get("base") or ""
-        if not base:
-            base = urljoin(feed_link, link) if feed_link else link
-        base = base or feed_link
-        feed.entries.append(
-            Entry(
-                index=i,
-                title=_text_of(e.get("title_detail"), e.get("title", "")),
-                link=link,
-                id=e.get("id") or None,
-                published=_parse_date(e.get("published"), e.get("published_parsed")),
-                updated=_updated(e, wxr),
-                tags=[t.get("term") or t.get("label") for t in e.get("tags", []) if (t.get("term") or t.get("label"))],
-                html=content_html or summary_html,
-                summary_html=summary_html,
-                summary_only=not content_html and bool(summary_html.strip()),
-                base=base,
-                lang=scan.lang if scan is not None else None,
-                line=scan.line if scan is not None else None,
-                slug_hint=e.get("wp_post_name", "") if wxr else "",
-            )
-        )
+        feed.entries.append(_entry(e, i, scanned[i - 1] if scanned else None, feed.link, wxr))
     if dropped:
         what = ", ".join(f"{n} {k}" for k, n in sorted(dropped.items()))
         feed.notes.append(f"{path}: WordPress export: imported published posts only; left out {what}")
     return feed
+
+
+def _entry(e: Any, i: int, scan: Any, feed_link: str, wxr: bool) -> Entry:
+    """One feed entry: its content (HTML preferred), summary, base URL for relative links, and where it is."""
+    contents = [c for c in e.get("content", []) if (c.get("value") or "").strip()]
+    html_contents = [c for c in contents if "html" in (c.get("type") or "")] or contents
+    content_html = _as_html(html_contents[0]) if html_contents else ""
+    summary_detail = e.get("summary_detail")
+    summary_html = _as_html(summary_detail) if summary_detail else ""
+    if wxr and not summary_html.strip():
+        summary_html = e.get("excerpt_encoded", "") or ""
+    if content_html and summary_html.strip() == content_html.strip():
+        summary_html = ""  # feedparser copies content into summary when there is none
+    link = e.get("link", "") or ""
+    if scan is not None and scan.base:
+        base = urljoin(feed_link, scan.base) if feed_link else scan.base
+    else:
+        detail = html_contents[0] if html_contents else (summary_detail or {})
+        base = detail.get("base") or ""
+    if not base:
+        base = urljoin(feed_link, link) if feed_link else link
+    return Entry(
+        index=i,
+        title=_text_of(e.get("title_detail"), e.get("title", "")),
+        link=link,
+        id=e.get("id") or None,
+        published=_parse_date(e.get("published"), e.get("published_parsed")),
+        updated=_updated(e, wxr),
+        tags=[t.get("term") or t.get("label") for t in e.get("tags", []) if (t.get("term") or t.get("label"))],
+        html=content_html or summary_html,
+        summary_html=summary_html,
+        summary_only=not content_html and bool(summary_html.strip()),
+        base=base or feed_link,
+        lang=scan.lang if scan is not None else None,
+        line=scan.line if scan is not None else None,
+        slug_hint=e.get("wp_post_name", "") if wxr else "",
+    )

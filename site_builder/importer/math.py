@@ -1,0 +1,136 @@
+"""Math in imported HTML: MathML (with its TeX annotation), MathJax script tags and TeX delimiters in text, turned
+into math elements the Markdown converter writes as `$...$` and `$$...$$`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bs4 import Comment, NavigableString, Tag
+
+from site_builder.importer.html2md import Doc
+
+CODE_SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "math"}
+
+
+def classes(el: Tag) -> list[str]:
+    cls = el.get("class") or []
+    return cls.split() if isinstance(cls, str) else list(cls)
+
+
+def math_tag(doc: Doc, tex: str, display: bool, label: str = "") -> Tag:
+    tex = tex.strip()
+    if display:
+        one_line = " ".join(tex.split())
+        suffix = f" ({label})" if label else ""
+        return doc.block(f"$$\n{tex}\n$$" + suffix, f"$${one_line}$$")
+    return doc.inline(f"${tex}$", math=True)
+
+
+def convert_mathml(doc: Doc) -> None:
+    """Our builder's MathML (with a TeX annotation) -> `$..$` / `$$..$$`."""
+    for math in doc.soup.find_all("math"):
+        if math.parent is None:
+            continue
+        ann = math.find("annotation", attrs={"encoding": "application/x-tex"})
+        if ann is None:
+            doc.warn("kept a MathML formula without a TeX annotation as raw MathML")
+            math.replace_with(doc.inline(str(math).replace("\n", " ")))
+            continue
+        tex = ann.get_text()
+        display = math.get("display") == "block"
+        parent = math.parent
+        pcls = classes(parent) if isinstance(parent, Tag) else []
+        if parent.name == "span" and "math" in pcls and "display" in pcls:
+            parent.replace_with(doc.inline(f"$${tex.strip()}$$"))
+        elif parent.name == "div" and "math" in pcls:
+            eqno = parent.find("span", class_="eqno")
+            label = parent.get("id") or (eqno.get_text().strip("() ") if eqno else "")
+            parent.replace_with(math_tag(doc, tex, True, label))
+        else:
+            math.replace_with(math_tag(doc, tex, display))
+
+
+_DELIMS = re.compile(r"\\\(|\\\[|\$\$|(?<!\\)\$")
+
+
+def _find_math(text: str):
+    """Yield (start, end, tex, display) for each math span in a text node."""
+    pos = 0
+    while True:
+        m = _DELIMS.search(text, pos)
+        if not m:
+            return
+        d = m.group()
+        start = m.start()
+        if d in ("\\(", "\\["):
+            close = "\\)" if d == "\\(" else "\\]"
+            end = text.find(close, m.end())
+            if end < 0:
+                pos = m.end()
+                continue
+            yield start, end + 2, text[m.end() : end], d == "\\["
+            pos = end + 2
+        elif d == "$$":
+            end = text.find("$$", m.end())
+            if end < 0 or not text[m.end() : end].strip():
+                pos = m.end()
+                continue
+            yield start, end + 2, text[m.end() : end], True
+            pos = end + 2
+        else:
+            # `$tex$`: no space just inside, no digit right after the closing `$`, one paragraph
+            nxt = text[m.end() : m.end() + 1]
+            if not nxt or nxt.isspace():
+                pos = m.end()
+                continue
+            found = None
+            search = m.end()
+            while True:
+                end = text.find("$", search)
+                if end < 0:
+                    break
+                if text[end - 1] == "\\" or text[end + 1 : end + 2] == "$":
+                    search = end + 1 + (text[end + 1 : end + 2] == "$")
+                    continue
+                found = end
+                break
+            if found is None:
+                pos = m.end()
+                continue
+            body = text[m.end() : found]
+            after = text[found + 1 : found + 2]
+            if body[-1:].isspace() or after.isdigit() or "\n\n" in body:
+                pos = m.end()
+                continue
+            yield start, found + 1, body, False
+            pos = found + 1
+
+
+def convert_text_math(doc: Doc) -> None:
+    """`\\(..\\)`, `$..$` -> inline math; `\\[..\\]`, `$$..$$` -> display math blocks."""
+    for node in list(doc.soup.find_all(string=True)):
+        if isinstance(node, Comment) or node.parent is None:
+            continue
+        if any(p.name in CODE_SKIP for p in node.parents if isinstance(p, Tag)):
+            continue
+        text = str(node)
+        if "\\(" not in text and "\\[" not in text and "$" not in text:
+            continue
+        pieces: list[Any] = []
+        pos = 0
+        for start, end, tex, display in _find_math(text):
+            if start > pos:
+                pieces.append(NavigableString(text[pos:start]))
+            pieces.append(math_tag(doc, tex, display))
+            pos = end
+        if not pieces:
+            continue
+        if pos < len(text):
+            pieces.append(NavigableString(text[pos:]))
+        for piece in pieces:
+            node.insert_before(piece)
+        node.extract()
+    for node in doc.soup.find_all(string=re.compile(r"\\[(\[]")):
+        if not any(p.name in CODE_SKIP for p in node.parents if isinstance(p, Tag)):
+            doc.warn(f"unmatched math delimiter left as text near {str(node).strip()[:40]!r}")
