@@ -26,7 +26,7 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _shown(exc: SiteError, args) -> str:
+def _shown(exc: SiteError, args: argparse.Namespace) -> str:
     """The error as `file:line: message`, with the file relative to the site root (or the current directory)."""
     if exc.file is not None and Path(exc.file).is_absolute():
         path = Path(exc.file)
@@ -42,7 +42,8 @@ def _shown(exc: SiteError, args) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except ExecutionFailed as exc:
         for line in exc.lines:
             _err(line)

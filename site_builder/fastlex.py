@@ -4,6 +4,7 @@ the next character are tried, instead of every rule of the state in turn."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
@@ -11,7 +12,7 @@ from pygments.lexer import RegexLexer
 from pygments.token import Error, Whitespace, _TokenType
 
 try:  # the parser behind `re`: re._parser since Python 3.11, sre_parse before
-    from re import _parser as _sre_parse
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover
     import sre_parse as _sre_parse
 
@@ -26,7 +27,7 @@ _CATEGORIES = {
 }
 
 
-def speed_up(lexer):
+def speed_up(lexer: Any) -> Any:
     """`lexer`, made to lex through the faster engine when it is a plain RegexLexer (others are left as they are)."""
     cls = type(lexer)
     if getattr(cls, "get_tokens_unprocessed", None) is RegexLexer.get_tokens_unprocessed:
@@ -39,7 +40,7 @@ def _char(code: int) -> str:
     return f"\\U{code:08x}"
 
 
-def _first(seq) -> tuple[list[str] | None, bool]:
+def _first(seq: Any) -> tuple[list[str] | None, bool]:
     """What a parsed regex can start with: (single-character regexes, or None for anything; can it match empty)."""
     alts: list[str] = []
     for op, av in seq:
@@ -52,7 +53,7 @@ def _first(seq) -> tuple[list[str] | None, bool]:
     return alts, True
 
 
-def _first_of(op: str, av) -> tuple[list[str] | None, bool]:
+def _first_of(op: str, av: Any) -> tuple[list[str] | None, bool]:
     if op == "LITERAL":
         return [_char(av)], False
     if op == "NOT_LITERAL":
@@ -60,7 +61,7 @@ def _first_of(op: str, av) -> tuple[list[str] | None, bool]:
     if op == "ANY":
         return [_ANY], False
     if op == "IN":
-        parts = []
+        parts: list[str] = []
         for item, value in av:
             item = getattr(item, "name", str(item))
             if item == "NEGATE":
@@ -97,7 +98,7 @@ def _first_of(op: str, av) -> tuple[list[str] | None, bool]:
     return None, True  # back references, conditionals, anything new: it may start with anything
 
 
-def _starts(pattern: re.Pattern[str]):
+def _starts(pattern: re.Pattern[str]) -> Callable[[str], object] | None:
     """A test `char -> bool` for whether `pattern` may match starting with that character, or None when it can
     match the empty string (it is then tried before every character and at the end)."""
     try:
@@ -130,7 +131,9 @@ class _State:
         return chosen
 
 
-def _tokens(lexer, tables: dict[str, _State], text: str, stack=("root",)):
+def _tokens(
+    lexer: Any, tables: dict[str, _State], text: str, stack: tuple[str, ...] = ("root",)
+) -> Iterator[tuple[int, Any, str]]:
     """RegexLexer.get_tokens_unprocessed, trying only `_State.candidates` of the state for the next character."""
     pos = 0
     end = len(text)

@@ -14,6 +14,7 @@ from typing import Any
 
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
+from site_builder.util.files import atomic_file
 from site_builder.util.parallel import fork_map
 
 IMAGE_VERSION = "1"  # bump when output changes; part of every cache key
@@ -109,7 +110,7 @@ def _has_gps(exif: Image.Exif) -> bool:
         return True  # unreadable: strip it to be safe
 
 
-def _xmp_has_gps(info: dict[str, Any]) -> bool:
+def _xmp_has_gps(info: dict[Any, Any]) -> bool:
     xmp = info.get("xmp") or info.get("XML:com.adobe.xmp") or b""
     xmp = xmp.encode() if isinstance(xmp, str) else xmp
     return b"GPSLatitude" in xmp or b"GPSLongitude" in xmp
@@ -188,14 +189,10 @@ def _cached(planned: Processed, info: ImageInfo) -> Processed | None:
     return None
 
 
-def _save_atomically(im: Image.Image, target: Path, fmt: str, **params) -> None:
+def _save_atomically(im: Image.Image, target: Path, fmt: str, **params: Any) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        im.save(tmp, fmt, **params)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_file(target) as fh:
+        im.save(fh, fmt, **params)
 
 
 # --- decoding and encoding --------------------------------------------------------------------------------
@@ -232,7 +229,7 @@ def _eight_bit(im: Image.Image) -> Image.Image:
         return im
     im = im.convert("F") if im.mode == "F" else im.convert("I")
     high = im.getextrema()[1]
-    if high > 255:
+    if isinstance(high, (int, float)) and high > 255:
         im = im.point(lambda v: v * (255.0 / 65535.0))
     return im.convert("L")
 
@@ -243,9 +240,11 @@ def _for_webp(im: Image.Image) -> tuple[Image.Image, bytes | None]:
     im = _eight_bit(im)
     if im.mode == "CMYK" and icc:
         try:
-            return ImageCms.profileToProfile(
+            converted = ImageCms.profileToProfile(
                 im, ImageCms.ImageCmsProfile(io.BytesIO(icc)), ImageCms.createProfile("sRGB"), outputMode="RGB"
-            ), None
+            )
+            if converted is not None:
+                return converted, None
         except (ImageCms.PyCMSError, OSError, ValueError):
             pass
     if im.mode not in ("RGB", "RGBA", "RGBX", "RGBa", "P", "PA"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import MutableMapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,7 @@ def _bilingual_rules(state: StateCore) -> None:
             inline.children = children
 
 
-def _env_line(env: dict[str, Any], tok: Token) -> int | None:
+def _env_line(env: MutableMapping[str, Any], tok: Token) -> int | None:
     return env.get("line_offset", 1) + tok.map[0] if tok.map else None
 
 
@@ -196,7 +197,7 @@ def parse_post(post: Post, content_dir: Path | None = None) -> ParsedPost:
     return ParsedPost(post, tokens, env)
 
 
-def parse(body: str, env: dict[str, Any] | None = None) -> tuple[list[Token], dict]:
+def parse(body: str, env: dict[str, Any] | None = None) -> tuple[list[Token], dict[str, Any]]:
     """Tokens of a post body; `env` collects footnotes and references."""
     env = {} if env is None else env
     return make_parser().parse(body, env), env

@@ -7,19 +7,30 @@ Test ids look like `content/posts/numpy-bug.md::line 42`. Posts run through the 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from site_builder.check import EXEC_CACHE
 from site_builder.config import load_config
 from site_builder.errors import SiteError
-from site_builder.execute import ExecOptions, Failure, PostRun, code_blocks, exec_settings, failure_lines, run_posts
+from site_builder.execute import (
+    CodeBlock,
+    ExecOptions,
+    Failure,
+    PostRun,
+    code_blocks,
+    exec_settings,
+    failure_lines,
+    run_posts,
+)
 from site_builder.load import load_post
 from site_builder.parse import parse_post
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("site-builder")
     group.addoption("--rerun-posts", action="store_true", help="run executing posts even when cached results exist")
 
@@ -31,7 +42,7 @@ def _site_root(path: Path) -> Path | None:
     return None
 
 
-def pytest_collect_file(file_path: Path, parent):
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:
     if file_path.suffix != ".md" or "content" not in file_path.parts:
         return None
     head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
@@ -48,12 +59,12 @@ class PostFailure(Exception):
 
 
 class PostFile(pytest.File):
-    def __init__(self, *, site_root: Path, **kw):
+    def __init__(self, *, site_root: Path, **kw: Any) -> None:
         super().__init__(**kw)
         self.site_root = site_root
         self._run: PostRun | None = None
 
-    def collect(self):
+    def collect(self) -> Iterator[BlockItem]:
         config = load_config(self.site_root)
         try:
             self.post = load_post(self.path, config)
@@ -76,12 +87,17 @@ class PostFile(pytest.File):
 
 
 class BlockItem(pytest.Item):
-    def __init__(self, *, block, **kw):
+    def __init__(self, *, block: CodeBlock, **kw: Any) -> None:
         super().__init__(**kw)
         self.block = block
 
-    def runtest(self):
-        run = self.parent.run_once()
+    @property
+    def post_file(self) -> PostFile:
+        assert isinstance(self.parent, PostFile)
+        return self.parent
+
+    def runtest(self) -> None:
+        run = self.post_file.run_once()
         result = next(b for b in run.blocks if b.index == self.block.index)
         post_error = run.error if run.error and _error_block_line(run) == self.block.line else None
         if result.status == "failed" or post_error:
@@ -91,13 +107,13 @@ class BlockItem(pytest.Item):
         if result.status == "not run":
             pytest.skip("not run: an earlier block failed" if not run.error else f"not run: {run.error['message']}")
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, PostFailure):
             return str(excinfo.value)
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style=style)
 
-    def reportinfo(self):
-        return self.path, self.block.line - 1, f"{self.parent.post.rel}:{self.block.line}"
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.block.line - 1, f"{self.post_file.post.rel}:{self.block.line}"
 
 
 def _error_block_line(run: PostRun) -> int | None:

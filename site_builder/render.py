@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from math_core import LatexError, LatexToMathML
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -26,6 +28,9 @@ from site_builder.models import ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse_post
 from site_builder.util.cjk import CJK
 
+if TYPE_CHECKING:
+    from site_builder.execute import BlockResult, PostRun
+
 RENDER_VERSION = "9"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
@@ -33,7 +38,7 @@ _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", ""
 
 
 @lru_cache(maxsize=256)
-def _lexer(lang: str):
+def _lexer(lang: str) -> Any:
     name = _LANG_ALIASES.get(lang.lower(), lang.lower())
     try:
         return speed_up(get_lexer_by_name(name, stripnl=False, ensurenl=False))
@@ -79,52 +84,54 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
     env["math_count"] = len(found)
 
 
-def _line(env: dict[str, Any], token: Token | None) -> int | None:
+def _line(env: EnvType, token: Token | None) -> int | None:
     if token is None or not token.map:
-        return env.get("_line")
-    return env.get("line_offset", 1) + token.map[0]
+        line: int | None = env.get("_line")
+        return line
+    return int(env.get("line_offset", 1)) + token.map[0]
 
 
 class PostRenderer(RendererHTML):
     """markdown-it's HTML renderer with the site's rules for code, math, images and galleries."""
 
-    def _math(self, token: Token, env: dict[str, Any]) -> str:
-        return env["math"][id(token)]
+    def _math(self, token: Token, env: EnvType) -> str:
+        html: str = env["math"][id(token)]
+        return html
 
-    def math_inline(self, tokens, idx, options, env):
+    def math_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return self._math(tokens[idx], env)
 
-    def math_inline_double(self, tokens, idx, options, env):
+    def math_inline_double(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return f'<span class="math display">{self._math(tokens[idx], env)}</span>'
 
-    def math_block(self, tokens, idx, options, env):
+    def math_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return f'<div class="math">{self._math(tokens[idx], env)}</div>\n'
 
-    def math_block_label(self, tokens, idx, options, env):
+    def math_block_label(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         return (
             f'<div class="math" id="{escape(tok.info)}">{self._math(tok, env)}'
             f'<span class="eqno">({escape(tok.info)})</span></div>\n'
         )
 
-    def fence(self, tokens, idx, options, env):
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         lang, opts = fence_info(tok.info)
         hook = env.get("fence_hook")
         if hook is not None:
-            replaced = hook(tok, lang, opts, env)
+            replaced: str | None = hook(tok, lang, opts, env)
             if replaced is not None:
                 return replaced
         return highlight_code(tok.content, lang)
 
-    def code_block(self, tokens, idx, options, env):
+    def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return highlight_code(tokens[idx].content, "")
 
-    def image(self, tokens, idx, options, env):
+    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         alt = self.renderInlineAsText(tok.children or [], options, env)
-        src = tok.attrGet("src") or ""
-        title = tok.attrGet("title")
+        src = str(tok.attrGet("src") or "")
+        title = str(tok.attrGet("title") or "")
         title_attr = f' title="{escape(title)}"' if title else ""
         n = env["image_count"] = env.get("image_count", 0) + 1
         loading = "eager" if n <= 2 else "lazy"
@@ -134,7 +141,7 @@ class PostRenderer(RendererHTML):
             img = f'<img src="{escape(src)}" alt="{escape(alt)}"{title_attr} loading="{loading}" decoding="async">'
             href, data = escape(src), ""
         else:
-            url, use, (width, height) = local
+            url, use, (width, height) = local.url, local.use, local.size
             srcset = ", ".join(f"/{quote(rel)} {w}w" for rel, w in variant_outputs(use.out, use.widths))
             sizes = "(min-width: 46rem) 22rem, 100vw" if in_gallery else "(min-width: 46rem) 46rem, 100vw"
             img = (
@@ -151,36 +158,36 @@ class PostRenderer(RendererHTML):
             return f'<figure class="gallery-item">{link}{caption}</figure>\n'
         return f"<figure>{img}{caption}</figure>\n"
 
-    def container_gallery_open(self, tokens, idx, options, env):
+    def container_gallery_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         layout = tokens[idx].meta.get("layout", "masonry")
         return f'<figure class="gallery gallery-{escape(layout)}"><div class="gallery-grid">\n'
 
-    def container_gallery_close(self, tokens, idx, options, env):
+    def container_gallery_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return "</div>\n" if tokens[idx].meta.get("has_caption") else "</div></figure>\n"
 
-    def container_bilingual_open(self, tokens, idx, options, env):
+    def container_bilingual_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return '<div class="bilingual">\n'
 
-    def container_bilingual_close(self, tokens, idx, options, env):
+    def container_bilingual_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return "</div>\n"
 
-    def bilingual_line_open(self, tokens, idx, options, env):
+    def bilingual_line_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return self.renderToken(tokens, idx, options, env)
 
-    def bilingual_line_close(self, tokens, idx, options, env):
+    def bilingual_line_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return "</span>"
 
-    def bilingual_br(self, tokens, idx, options, env):
+    def bilingual_br(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return '<br class="bilingual-br">'
 
-    def paragraph_open(self, tokens, idx, options, env):
+    def paragraph_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         if tokens[idx].meta.get("gallery_caption"):
             return '<figcaption class="gallery-caption">'
         if tokens[idx].meta.get("bilingual"):
             return '<p class="bilingual-stanza">'
         return super().renderToken(tokens, idx, options, env)
 
-    def paragraph_close(self, tokens, idx, options, env):
+    def paragraph_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         if tokens[idx].meta.get("gallery_caption"):
             return "</figcaption></figure>\n"
         if tokens[idx].meta.get("bilingual"):
@@ -188,8 +195,17 @@ class PostRenderer(RendererHTML):
         return super().renderToken(tokens, idx, options, env)
 
 
-def local_image(src: str, env: dict[str, Any], line: int | None):
-    """For an image in the site's content: (its URL, an ImageUse, displayed size); None for remote URLs.
+@dataclass
+class LocalImage:
+    """An image of the site's content as a page shows it: its URL, what to publish, its displayed size."""
+
+    url: str
+    use: ImageUse
+    size: tuple[int, int]
+
+
+def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
+    """For an image in the site's content: its LocalImage; None for remote URLs.
 
     `photo.jpg` is looked up next to the post and published in the post's folder; `/images/x.jpg` and
     anything else under content/ keep their path below content/. A missing or unreadable file is a SiteError.
@@ -220,25 +236,23 @@ def local_image(src: str, env: dict[str, Any], line: int | None):
         base = post.permalink if post.permalink.endswith("/") else post.permalink.rsplit("/", 1)[0] + "/"
         out = base.lstrip("/") + inside_post.as_posix()
     else:
-        out = below_content.as_posix()
+        out = below_content.as_posix() if below_content is not None else path.name
     use = ImageUse(path, info.stamp, out, info.widths, post.rel, line)
     env.setdefault("images", []).append(use)
-    return "/" + quote(out), use, (info.width, info.height)
+    return LocalImage("/" + quote(out), use, (info.width, info.height))
 
 
-FenceHook = Callable[
-    [Token, str, dict[str, Any], dict], "str | None"
-]  # a fence's HTML in place of the default, or None
+FenceHook = Callable[[Token, str, dict[str, str], EnvType], "str | None"]  # a fence's HTML instead, or None
 
 
-def exec_fence_hook(run, keep_going: bool = False) -> FenceHook:
+def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
     """A fence hook that shows what each block of an executed post printed, drew, raised or failed with."""
     by_line = {b.line: b for b in run.blocks}
     post_error = run.error
-    state = {"last": None}
+    state: dict[str, BlockResult | None] = {"last": None}
 
-    def hook(tok: Token, lang: str, opts: dict[str, Any], env: dict) -> str | None:
-        line = env.get("line_offset", 1) + tok.map[0] + 1
+    def hook(tok: Token, lang: str, opts: dict[str, str], env: EnvType) -> str | None:
+        line = int(env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
         if lang == "output":  # an expected output, verified against what the block printed
             block = state["last"]
             state["last"] = None
@@ -308,18 +322,18 @@ def _renderer() -> PostRenderer:
     """One renderer: the site's rules, plus the plugins' rules (footnotes) it does not override."""
     md = make_parser()
     renderer = PostRenderer(md)
-    for name, rule in md.renderer.rules.items():
+    for name, rule in md.renderer.rules.items():  # type: ignore[attr-defined]
         if not hasattr(PostRenderer, name):
             renderer.rules[name] = rule
     return renderer
 
 
-def render_post(post: Post, fence_hook=None, content_dir: Path | None = None) -> Rendered:
+def render_post(post: Post, fence_hook: FenceHook | None = None, content_dir: Path | None = None) -> Rendered:
     """Parse and render a post's body to an HTML fragment; bad math, markup or images raise SiteError."""
     return render_parsed(parse_post(post, content_dir), fence_hook)
 
 
-def render_parsed(parsed: ParsedPost, fence_hook=None) -> Rendered:
+def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Rendered:
     """Stage 4: a parsed post's tokens to an HTML fragment (`fence_hook` shows executed blocks' results)."""
     tokens, env = parsed.tokens, parsed.env
     if fence_hook is not None:
@@ -345,7 +359,7 @@ def render_parsed(parsed: ParsedPost, fence_hook=None) -> Rendered:
 
 def pygments_css() -> str:
     """Stylesheet for highlighted code: a light style, and a dark one under prefers-color-scheme."""
-    light = HtmlFormatter(style="default").get_style_defs(".highlight")
-    dark = HtmlFormatter(style="monokai").get_style_defs(".highlight")
+    light: str = HtmlFormatter(style="default").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
+    dark: str = HtmlFormatter(style="monokai").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
     dark = "\n".join("  " + line for line in dark.splitlines())
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

@@ -33,7 +33,12 @@ def assemble(
     pages = [_post_page(config, view, site_key, old.pages, new_pages) for view in views]
     for lsite in sites.values():
         pages += ListPages(config, lsite, sites, site_key, old.pages, new_pages).all()
-    context = {"page_title": None, "kind": "404", "ui": config.lang(config.language), "alternates": []}
+    context: dict[str, object] = {
+        "page_title": None,
+        "kind": "404",
+        "ui": config.lang(config.language),
+        "alternates": [],
+    }
     pages.append(Page("404.html", "404.html", context, key=page_key(site_key, "404")))
     _check_collisions(config, pages)
     model = SiteModel(config, views, sites, pages, {p.context["post"].url: p for p in pages[: len(views)]})

@@ -6,9 +6,13 @@ import argparse
 import os
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.commands.common import Subparsers, site_root
 from site_builder.errors import SiteError
+
+if TYPE_CHECKING:
+    from site_builder.config import SiteConfig
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _new_at_path(args, config) -> int:
+def _new_at_path(args: argparse.Namespace, config: SiteConfig) -> int:
     """`new content/posts/my-post.md` (or `my-post.zh.md`): that file, titled from its name."""
     from site_builder.load import dump_post, split_lang_suffix
 
@@ -74,7 +78,7 @@ def _new_at_path(args, config) -> int:
     lang = args.lang or suffix_lang or config.language
     title = stem.replace("-", " ").replace("_", " ").strip().capitalize() or "Untitled"
     now = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
-    meta = {"title": title, "date": now.isoformat(), "tags": [], "lang": lang}
+    meta: dict[str, object] = {"title": title, "date": now.isoformat(), "tags": [], "lang": lang}
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(path, "x", encoding="utf-8") as fh:  # never overwrite a post

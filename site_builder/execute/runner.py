@@ -97,7 +97,7 @@ def _describe(exc: BaseException, rel: str, block_line: int, memory: str) -> dic
     return _error(type(exc).__name__, message, line or block_line, tb)
 
 
-def run_exec(block: dict[str, Any], ns: dict, rel: str, memory: str) -> dict:
+def run_exec(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str) -> dict[str, Any]:
     code = "\n" * (block["line"] - 1) + block["code"]
     raises = block.get("raises")
     try:
@@ -123,11 +123,11 @@ def run_exec(block: dict[str, Any], ns: dict, rel: str, memory: str) -> dict:
 class _CollectingRunner(doctest.DocTestRunner):
     """A doctest runner that records each failing example instead of printing a report."""
 
-    def __init__(self, **kw):
+    def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.collected: list[dict[str, Any]] = []
 
-    def report_failure(self, out, test, example, got):
+    def report_failure(self, out: Any, test: Any, example: Any, got: str) -> None:
         line = test.lineno + example.lineno + 1
         self.collected.append(
             _error(
@@ -138,7 +138,7 @@ class _CollectingRunner(doctest.DocTestRunner):
             )
         )
 
-    def report_unexpected_exception(self, out, test, example, exc_info):
+    def report_unexpected_exception(self, out: Any, test: Any, example: Any, exc_info: Any) -> None:
         line = test.lineno + example.lineno + 1
         exc = exc_info[1]
         if isinstance(exc, (SystemExit, MemoryError)):
@@ -156,7 +156,7 @@ class _CollectingRunner(doctest.DocTestRunner):
         )
 
 
-def run_doctest(block: dict[str, Any], ns: dict, rel: str, memory: str) -> dict:
+def run_doctest(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str) -> dict[str, Any]:
     parser = doctest.DocTestParser()
     test = parser.get_doctest(block["code"], ns, f"{rel}:{block['line']}", rel, block["line"] - 1)
     runner = _CollectingRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -191,10 +191,11 @@ def main(job_path: str) -> int:
     return 0
 
 
-def _run_blocks(job: dict[str, Any], ns: dict, out: Any) -> None:
+def _run_blocks(job: dict[str, Any], ns: dict[str, Any], out: Any) -> None:
     """Each block in turn, its result written (and flushed) as soon as known: a crash loses no earlier result."""
     stop = None
     for block in job["blocks"]:
+        result: dict[str, Any]
         if stop is not None:
             result = {"status": "not run", "reason": stop}
         elif block.get("skip"):
@@ -213,7 +214,7 @@ def _run_blocks(job: dict[str, Any], ns: dict, out: Any) -> None:
             break
 
 
-def _run_block(block: dict[str, Any], ns: dict, job: dict) -> dict:
+def _run_block(block: dict[str, Any], ns: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
     """Run one block with its output captured; check what it printed against its output block."""
     rel, cap, memory = job["rel"], job.get("output_cap", OUTPUT_CAP), job.get("memory_text", "")
     capture = os.path.join(os.path.dirname(job["result_path"]), ".capture")
@@ -238,7 +239,7 @@ def _run_block(block: dict[str, Any], ns: dict, job: dict) -> dict:
     return result
 
 
-def _output_mismatch(block: dict[str, Any], stdout: str) -> dict | None:
+def _output_mismatch(block: dict[str, Any], stdout: str) -> dict[str, Any] | None:
     """The error when the block printed something else than its output block says, with a diff."""
     want, got = _normalise(block["expected"]), _normalise(stdout)
     if want == got:

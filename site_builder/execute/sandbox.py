@@ -79,7 +79,7 @@ def _kill_group(pgid: int) -> None:
 def _tagged_processes(token: str) -> list[int]:
     """Processes whose environment carries this run's token: everything the post's code started, even the ones
     that left its process group (setsid, daemons). Linux only (/proc); elsewhere the group alone is checked."""
-    needle, pids = f"{RUN_TOKEN_VAR}={token}".encode(), []
+    needle, pids = f"{RUN_TOKEN_VAR}={token}".encode(), list[int]()
     try:
         entries = os.listdir("/proc")
     except OSError:

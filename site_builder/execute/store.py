@@ -115,7 +115,7 @@ def move_lines(run: PostRun, job: Job, old_lines: Lines) -> PostRun:
     def error(e: ErrorInfo | None) -> ErrorInfo | None:
         return None if e is None else dict(e, line=move(e.get("line")), traceback=text(e.get("traceback")))
 
-    for b in run.blocks:
-        b.line, b.error, b.stderr = move(b.line), error(b.error), text(b.stderr)
+    for result in run.blocks:
+        result.line, result.error, result.stderr = move(result.line), error(result.error), text(result.stderr)
     run.error = error(run.error)
     return run

@@ -129,7 +129,7 @@ class DevSite:
         except SiteError:
             return False
         statics = [d / "static" for d in theme.dirs]
-        updates = []
+        updates: list[tuple[Path, str]] = []
         for rel in changed:
             path = self.root / rel
             owner = next((s for s in statics if s in path.parents), None)
@@ -139,11 +139,11 @@ class DevSite:
             winner = next(s for s in statics if (s / name).is_file())
             updates.append((winner / name, str(name)))
         paths = []
-        for src, name in updates:
-            dest = self.output / name
+        for src, inside in updates:  # inside: the file's path in the static folder
+            dest = self.output / inside
             dest.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(dest, src.read_bytes())
-            paths.append("/" + name.replace(os.sep, "/"))
+            paths.append("/" + inside.replace(os.sep, "/"))
         kind = "css" if all(p.endswith(".css") for p in paths) else "reload"
         self.events.send({"type": kind, "paths": paths, "all": kind == "reload"})
         return True
@@ -233,7 +233,7 @@ class _Running:
             self.thread.join(timeout=2)
 
 
-def _stop_on_signals() -> dict[int, Any]:
+def _stop_on_signals() -> dict[signal.Signals, Any]:
     """SIGTERM and SIGHUP stop the server as Ctrl-C does (in the main thread only, where Python runs handlers)."""
     if threading.current_thread() is not threading.main_thread():
         return {}
@@ -241,7 +241,7 @@ def _stop_on_signals() -> dict[int, Any]:
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = {}
+    previous: dict[signal.Signals, Any] = {}
     for signum in (signal.SIGTERM, signal.SIGHUP):
         previous[signum] = signal.signal(signum, interrupt)
     return previous

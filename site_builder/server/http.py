@@ -9,6 +9,7 @@ import queue
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -43,13 +44,13 @@ class Broadcaster:
 
     def __init__(self) -> None:
         self._lock = threading.Condition()
-        self._clients: list[tuple[queue.Queue, str]] = []
+        self._clients: list[tuple[queue.Queue[dict[str, Any]], str]] = []
         self._joined: dict[str, int] = {}  # page path -> streams opened by it so far
         self.state: dict[str, Any] = {"type": "ok"}
         self.closed = threading.Event()
 
-    def subscribe(self, page: str = "") -> queue.Queue:
-        q: queue.Queue = queue.Queue()
+    def subscribe(self, page: str = "") -> queue.Queue[dict[str, Any]]:
+        q: queue.Queue[dict[str, Any]] = queue.Queue()
         page = page_file(page)
         with self._lock:
             self._clients.append((q, page))
@@ -58,7 +59,7 @@ class Broadcaster:
             self._lock.notify_all()
         return q
 
-    def unsubscribe(self, q: queue.Queue) -> None:
+    def unsubscribe(self, q: queue.Queue[dict[str, Any]]) -> None:
         with self._lock:
             self._clients = [(c, page) for c, page in self._clients if c is not q]
 
@@ -69,7 +70,7 @@ class Broadcaster:
             for q, _ in self._clients:
                 q.put(event)
 
-    def reload(self, paths: list[str]):
+    def reload(self, paths: list[str]) -> Callable[..., bool]:
         """Send a reload event for `paths` (site paths of files); returns `wait(timeout, stop)`, which returns once
         a page showing one of them has loaded again (opened its new stream), at once when no open page shows
         them, after `timeout` seconds, or once `stop()` is true. (One page is enough: a stream closed by a page
@@ -80,7 +81,7 @@ class Broadcaster:
             mark = {page: self._joined.get(page, 0) for page in targets}
         self.send({"type": "reload", "paths": paths})
 
-        def wait(timeout: float, stop=lambda: False) -> bool:
+        def wait(timeout: float, stop: Callable[[], bool] = lambda: False) -> bool:
             deadline = time.monotonic() + timeout
             with self._lock:
                 while sum(self._joined.get(page, 0) - n for page, n in mark.items()) < expected:
@@ -126,11 +127,11 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go out as two writes: without this each response waits ~40 ms
 
-    def log_message(self, fmt, *args) -> None:  # the terminal shows builds, not every request
+    def log_message(self, fmt: str, *args: Any) -> None:  # the terminal shows builds, not every request
         pass
 
     @property
-    def site(self):
+    def site(self) -> Any:
         return self.server.site  # type: ignore[attr-defined]
 
     def do_HEAD(self) -> None:
@@ -184,7 +185,7 @@ class Handler(BaseHTTPRequestHandler):
     def _peer_closed(self) -> bool:
         """The page closed its stream (reloaded, or went away): the socket reads end-of-file."""
         try:
-            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+            return bool(self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"")
         except (BlockingIOError, InterruptedError):
             return False
         except OSError:
@@ -223,6 +224,6 @@ class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address, site):
+    def __init__(self, address: tuple[str, int], site: Any) -> None:
         self.site = site
         super().__init__(address, Handler)

@@ -40,12 +40,12 @@ class _Handler(FileSystemEventHandler):
             return
         if event.is_directory and event.event_type not in ("deleted", "moved"):
             return  # a file event inside says what changed
-        dest = getattr(event, "dest_path", "")
-        for path in (event.src_path, dest):
+        dest = str(getattr(event, "dest_path", "") or "")
+        for path in (str(event.src_path), dest):
             if path and interesting(path, self.watcher.root):
                 # a file closed after writing, or renamed into place, is whole: no need to wait the full debounce
                 whole = not event.is_directory and (
-                    (event.event_type == "closed" and path == event.src_path)
+                    (event.event_type == "closed" and path == str(event.src_path))
                     or (event.event_type == "moved" and path == dest)
                 )
                 self.watcher.touch(path, whole)
@@ -55,7 +55,13 @@ class Watcher:
     """Calls `rebuild(changed_paths)` once events have been quiet for DEBOUNCE seconds (SETTLE seconds when the
     last event of every changed path says the file is whole: closed after writing, or renamed into place)."""
 
-    def __init__(self, root: Path, rebuild: Callable[[list[str]], object], log=print, on_change=lambda: None):
+    def __init__(
+        self,
+        root: Path,
+        rebuild: Callable[[list[str]], object],
+        log: Callable[[str], None] = print,
+        on_change: Callable[[], object] = lambda: None,
+    ) -> None:
         self.root = root.resolve()
         self.rebuild = rebuild
         self.on_change = on_change  # called at once on every change (a running rebuild may stop its late work)

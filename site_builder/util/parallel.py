@@ -6,9 +6,12 @@ import multiprocessing
 import os
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from site_builder.errors import SiteError
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def worker_count(items: int, min_per_worker: int = 40) -> int:
@@ -16,7 +19,7 @@ def worker_count(items: int, min_per_worker: int = 40) -> int:
     return max(1, min(cores, items // min_per_worker))
 
 
-def _run(fn, args, conn) -> None:
+def _run(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any) -> None:
     try:
         conn.send(("ok", fn(*args)))
     except SiteError as exc:
@@ -30,14 +33,14 @@ def _run(fn, args, conn) -> None:
 class Forked:
     """`fn(*args)` running in a forked worker; `result()` waits for it and returns it or raises its error."""
 
-    def __init__(self, fn: Callable[..., Any], *args):
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         ctx = multiprocessing.get_context("fork")
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_run, args=(fn, args, send), daemon=True)
         self._proc.start()
         send.close()
 
-    def result(self):
+    def result(self) -> Any:
         try:
             status, value = self._recv.recv()
         except EOFError:
@@ -64,10 +67,10 @@ def can_fork() -> bool:
 class Done:
     """A result worked out at once (where processes cannot fork), with Forked's methods."""
 
-    def __init__(self, value):
+    def __init__(self, value: Any) -> None:
         self._value = value
 
-    def result(self):
+    def result(self) -> Any:
         return self._value
 
     def cancel(self) -> None:
@@ -80,7 +83,7 @@ def fork_start(fn: Callable[[], object], fork: bool = True) -> Forked | Done:
     return Forked(fn) if fork and can_fork() else Done(fn())
 
 
-def fork_map(fn: Callable[[Sequence[Any]], list[Any]], items: Sequence, min_per_worker: int = 40) -> list:
+def fork_map(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], min_per_worker: int = 40) -> list[R]:
     """`fn(chunk) -> list` over interleaved chunks of `items`, in parallel; results in item order.
 
     This process works on the first chunk itself while forked workers do the others: one process fewer, and

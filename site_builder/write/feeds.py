@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -34,7 +35,7 @@ def atom_feed(
     lang: str | None = None,
     title: str | None = None,
     home: str = "/",
-    entry_cache: dict[str, Any] | None = None,
+    entry_cache: MutableMapping[tuple[str, ...], str] | None = None,
 ) -> str:
     """Atom 1.0: feed title, subtitle, id, updated, self/alternate links; entries with full HTML.
 
@@ -66,7 +67,7 @@ def atom_feed(
     entry_cache = {} if entry_cache is None else entry_cache
     base_url, author = config.base_url, config.author
     for view in chosen:
-        key = (view.post.digest, view.key, lang, base_url, author)
+        key = (view.post.digest, view.key, lang or "", base_url, author)
         entry = entry_cache.get(key)
         if entry is None:
             entry = entry_cache[key] = _entry(config, view, lang)
@@ -75,7 +76,7 @@ def atom_feed(
     return "\n".join(out) + "\n"
 
 
-def _entry(config: SiteConfig, view, lang: str) -> str:
+def _entry(config: SiteConfig, view: Any, lang: str) -> str:
     post = view.post
     link = config.absolute(post.permalink)
     out = [

@@ -38,19 +38,19 @@ def write_pages(
     except jinja2.TemplateError as exc:
         raise template_error(exc, theme) from None
 
-    done: dict[tuple[Any, ...], str] = {}
+    done: dict[tuple[Any, ...], Any] = {}
 
     @jinja2.pass_context
-    def once(ctx, macro, item):
+    def once(ctx: jinja2.runtime.Context, macro: Any, item: object) -> Any:
         """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
         on each of its tags' pages and in the archive, the same each time."""
         key = (macro.name, id(item), getattr(ctx.get("ui"), "code", None))
         html = done.get(key)
         if html is None:
-            html = done[key] = macro(item)
+            html = done[key] = macro(item)  # Markup: str() would make it escaped text
         return html
 
-    def render_chunk(chunk: list[Page]) -> list[int]:
+    def render_chunk(chunk: Sequence[Page]) -> list[int]:
         for page in chunk:
             try:
                 data = templates[page.template].render(**page.context, once=once)
@@ -61,7 +61,7 @@ def write_pages(
             writer.write(page.path, data)
         return [1] * len(chunk)
 
-    def stage(rel: str, produce: Callable[[], tuple[Any, ...]]):
+    def stage(rel: str, produce: Callable[[], tuple[Any, ...]]) -> Any:
         data, result = produce()
         writer.write(rel, data)
         return result

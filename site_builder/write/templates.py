@@ -92,16 +92,17 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
     strings = strings if strings is not None else ui_strings(config, theme)[0]
     default_ui = config.lang(config.language)
 
-    def ui(ctx) -> Language:
-        return ctx.get("ui") or default_ui
+    def ui(ctx: jinja2.runtime.Context) -> Language:
+        found: Language | None = ctx.get("ui")
+        return found or default_ui
 
     @jinja2.pass_context
-    def t(ctx, key: str) -> str:
+    def t(ctx: jinja2.runtime.Context, key: str) -> str:
         table = strings.get(ui(ctx).code) or strings[config.language]
         return table.get(key, key)
 
     @jinja2.pass_context
-    def datefmt(ctx, dt, fmt: str = "long") -> str:
+    def datefmt(ctx: jinja2.runtime.Context, dt: object, fmt: str = "long") -> str:
         if not isinstance(dt, datetime):
             return ""
         lang = ui(ctx)
@@ -138,11 +139,13 @@ def template_digests(env: jinja2.Environment, theme: Theme, names: set[str]) -> 
         if name in files:
             return
         try:
+            if env.loader is None:
+                raise jinja2.TemplateNotFound(name)
             source, filename, _ = env.loader.get_source(env, name)
             refs = set(jinja2.meta.find_referenced_templates(env.parse(source, name, filename)))
         except jinja2.TemplateError as exc:
             raise template_error(exc, theme) from None
-        st = os.stat(filename)
+        st = os.stat(filename or name)
         files[name] = (f"{filename}:{st.st_size}:{st.st_mtime_ns}", refs)
         for ref in refs:
             if ref is None:  # a name computed at render time: depend on every template
