@@ -7,12 +7,14 @@ consecutive `<p>` stanzas whose `<br>`-separated lines alternate a Chinese and a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
-from bs4 import Comment, NavigableString, Tag
+from bs4 import Tag
+from bs4.element import Comment, NavigableString
 
-from site_builder.importer.html2md import _BLOCK_NAMES, Doc
+from site_builder.importer.html2md import _BLOCK_NAMES, Doc, attr
 from site_builder.importer.text import line_script
 
 # elements a run of stanzas may sit in (not lists, tables, captions or footnotes)
@@ -21,11 +23,10 @@ _NOT_IN_A_LINE = _BLOCK_NAMES | {"img", "picture", "figure", "video", "audio", "
 
 
 def _classes(el: Tag) -> list[str]:
-    cls = el.get("class") or []
-    return cls.split() if isinstance(cls, str) else list(cls)
+    return attr(el, "class").split()
 
 
-def _has_content(node) -> bool:
+def _has_content(node: object) -> bool:
     if isinstance(node, Comment):
         return False
     if isinstance(node, NavigableString):
@@ -70,9 +71,10 @@ def _stanza(p: Tag) -> tuple[list[list[Any]], str] | None:
     if any(t.endswith((":", "：")) for t in texts):
         return None  # `She wrote:<br>“…”` introduces a quote; it is prose, not a stanza
     scripts = [line_script(t) for t in texts]
-    if None in scripts or any(a == b for a, b in pairwise(scripts)):
+    first = scripts[0]
+    if first is None or None in scripts or any(a == b for a, b in pairwise(scripts)):
         return None
-    return lines, scripts[0]
+    return lines, first
 
 
 def _line_markdown(doc: Doc, nodes: list[Any]) -> str:
@@ -92,7 +94,7 @@ def _block(doc: Doc, stanzas: list[list[list[Any]]]) -> Tag:
     return doc.block(markdown, " ".join(line for lines in rendered for line in lines))
 
 
-def _siblings_after(el: Tag):
+def _siblings_after(el: Tag) -> Iterator[Tag | None]:
     """The element siblings after `el`; stops (yields None) at text that is not blank."""
     sib = el.next_sibling
     while sib is not None:
@@ -112,10 +114,12 @@ def convert_bilingual(doc: Doc) -> None:
     """Our `<div class="bilingual">` and runs of alternating Chinese/English stanzas -> `::: bilingual`."""
     for div in doc.soup.find_all("div", class_="bilingual"):
         kids = [c for c in div.children if _has_content(c)]
-        if not kids or not all(isinstance(c, Tag) and c.name == "p" for c in kids):
+        paragraphs = [c for c in kids if isinstance(c, Tag) and c.name == "p"]
+        if not kids or len(paragraphs) != len(kids):
             continue
-        stanzas = [_lines(p) for p in kids]
-        if None in stanzas:
+        found = [_lines(p) for p in paragraphs]
+        stanzas = [lines for lines in found if lines is not None]
+        if len(stanzas) != len(found):
             continue
         div.replace_with(_block(doc, stanzas))
 
@@ -128,10 +132,10 @@ def convert_bilingual(doc: Doc) -> None:
             continue
         run, script = [(p, first[0])], first[1]
         for sib in _siblings_after(p):
-            found = _stanza(sib) if sib is not None and sib.name == "p" else None
-            if found is None or found[1] != script:
+            stanza = _stanza(sib) if sib is not None and sib.name == "p" else None
+            if sib is None or stanza is None or stanza[1] != script:
                 break
-            run.append((sib, found[0]))
+            run.append((sib, stanza[0]))
         done.update(id(el) for el, _ in run)
         if len(run) < 2:
             continue

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-import feedparser
+import feedparser  # type: ignore[import-untyped]
 from bs4 import BeautifulSoup
 
 from site_builder.errors import SiteError
@@ -84,8 +84,9 @@ def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
         if len(stack) <= 1 and own_lang and feed_lang[0] is None:
             feed_lang[0] = own_lang
         if local in ("entry", "item"):
-            current[0] = _Scanned(line=parser.CurrentLineNumber, lang=own_lang, base=base)
-            entries.append(current[0])
+            scanned = _Scanned(line=parser.CurrentLineNumber, lang=own_lang, base=base)
+            current[0] = scanned
+            entries.append(scanned)
         elif current[0] is not None and local in ("content", "encoded") and current[0] is entries[-1]:
             if own_lang:
                 current[0].lang = own_lang
@@ -106,7 +107,7 @@ def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
     return entries, feed_lang[0]
 
 
-def _parse_date(raw: str | None, parsed) -> datetime | None:
+def _parse_date(raw: str | None, parsed: Any) -> datetime | None:
     """A timezone-aware datetime keeping the feed's own offset when it wrote one."""
     if raw:
         text = raw.strip()
@@ -121,11 +122,12 @@ def _parse_date(raw: str | None, parsed) -> datetime | None:
         except (TypeError, ValueError, IndexError):
             pass
     if parsed:
-        return datetime(*parsed[:6], tzinfo=timezone.utc)
+        year, month, day, hour, minute, second = parsed[:6]
+        return datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
     return None
 
 
-def _updated(e, wxr: bool) -> datetime | None:
+def _updated(e: Any, wxr: bool) -> datetime | None:
     """The entry's own update time; feedparser's fallback to `published` is not asked for."""
     if wxr and e.get("wp_post_modified_gmt"):
         dt = _parse_date(e["wp_post_modified_gmt"].replace(" ", "T") + "+00:00", None)
@@ -173,7 +175,7 @@ def _problem(exc: BaseException) -> tuple[str, int | None]:
     return " ".join(str(msg).split()), line
 
 
-def _is_wxr(parsed) -> bool:
+def _is_wxr(parsed: Any) -> bool:
     return any(str(uri).startswith(_WP_NS) for uri in (parsed.get("namespaces") or {}).values())
 
 

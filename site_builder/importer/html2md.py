@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
-from bs4 import BeautifulSoup, NavigableString, Tag
-from markdownify import ATX, MarkdownConverter, chomp, should_remove_whitespace_inside, should_remove_whitespace_outside
+from bs4 import BeautifulSoup, Tag
+from bs4.element import NavigableString
+from markdownify import (  # type: ignore[attr-defined]  # markdownify's stubs lack these helpers
+    ATX,
+    MarkdownConverter,
+    chomp,
+    should_remove_whitespace_inside,
+    should_remove_whitespace_outside,
+)
 
 from site_builder.importer.text import escape_alt, escape_text, is_punct, is_space, md_title, md_url, useful_alt
 
@@ -105,7 +113,7 @@ class Doc:
         wrapper = self.soup.new_tag("div")
         for child in list(el.children):
             wrapper.append(child.extract())
-        text = self.converter.process_tag(wrapper, parent_tags=set())
+        text: str = self.converter.process_tag(wrapper, parent_tags=set())  # type: ignore[attr-defined]
         return self.finish(text)
 
     def inline_fragment(self, el: Tag) -> str:
@@ -113,13 +121,21 @@ class Doc:
         wrapper = self.soup.new_tag("span")
         for child in list(el.children):
             wrapper.append(child.extract())
-        text = self.converter.process_tag(wrapper, parent_tags={"_inline"})
+        text: str = self.converter.process_tag(wrapper, parent_tags={"_inline"})  # type: ignore[attr-defined]
         return " ".join(text.split()).replace("\x00", "")
 
     def finish(self, text: str) -> str:
         text = substitute_blocks(tidy(text), self.blocks)
         # a block that ended up inside a line (say, a figure inside a link) falls back to its inline form
         return re.sub(r"\x00B(\d+)\x00", lambda m: self.blocks[int(m.group(1))][1], text)
+
+
+def attr(el: Tag, name: str) -> str:
+    """An attribute's value as text: "" when absent, a multi-valued one (class) joined by spaces."""
+    value = el.get(name)
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else " ".join(value)
 
 
 def tidy(text: str) -> str:
@@ -134,7 +150,7 @@ def substitute_blocks(text: str, blocks: list[tuple[str, str]]) -> str:
 
     def repl(m: re.Match[str]) -> str:
         prefix = m.group("prefix")
-        indent = re.match(r"[ >]*", prefix).group()
+        indent = re.match(r"[ >]*", prefix).group()  # type: ignore[union-attr]  # always matches
         body = substitute_blocks(blocks[int(m.group("n"))][0], blocks)
         lines = [(indent + line) if line else indent.rstrip() for line in body.split("\n")]
         head = "" if prefix == indent else prefix.rstrip() + "\n" + indent.rstrip() + "\n"
@@ -143,7 +159,7 @@ def substitute_blocks(text: str, blocks: list[tuple[str, str]]) -> str:
     return _BLOCK_LINE.sub(repl, text)
 
 
-def _edge_char(node, forward: bool) -> str:
+def _edge_char(node: Any, forward: bool) -> str:
     """The first (or last) character of the text next to an inline element, '' at a boundary."""
     while node is not None:
         sib = node.next_sibling if forward else node.previous_sibling
@@ -184,7 +200,7 @@ def _touches_same(el: Tag) -> bool:
     return False
 
 
-def _is_loose(list_el) -> bool:
+def _is_loose(list_el: Tag | None) -> bool:
     """Whether markdown-it will render this list with <p> in its items (blank lines inside an item)."""
     if list_el is None:
         return False
@@ -193,6 +209,17 @@ def _is_loose(list_el) -> bool:
         if len(kids) > 1 and any(isinstance(c, Tag) and c.name in _LOOSE_CHILDREN for c in kids):
             return True
     return False
+
+
+def _raw_inline(tag: str) -> Callable[[Any, Tag, str, set[str]], str]:
+    """A converter method writing `<tag>text</tag>` (inline HTML CommonMark keeps)."""
+
+    def convert(self: Any, el: Tag, text: str, parent_tags: set[str]) -> str:
+        if "_noformat" in parent_tags or not text.strip():
+            return text
+        return f"<{tag}>{text}</{tag}>"
+
+    return convert
 
 
 class PostConverter(MarkdownConverter):
@@ -209,12 +236,12 @@ class PostConverter(MarkdownConverter):
         autolinks = True
         strip_document = "strip"
 
-    def __init__(self, doc: Doc, **options):
+    def __init__(self, doc: Doc, **options: Any) -> None:
         super().__init__(**options)
         self.doc = doc
 
     # --- text -------------------------------------------------------------------------------
-    def process_text(self, el, parent_tags=None):
+    def process_text(self, el: NavigableString, parent_tags: set[str] | None = None) -> str:
         parent_tags = parent_tags or set()
         text = str(el) or ""
         if "pre" not in parent_tags:
@@ -239,22 +266,22 @@ class PostConverter(MarkdownConverter):
         return text
 
     # --- placeholders -----------------------------------------------------------------------
-    def convert_div(self, el, text, parent_tags):
+    def convert_div(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         key = el.get("data-md-block")
         if key is not None:
-            _markdown, inline = self.doc.blocks[int(key)]
+            _markdown, inline = self.doc.blocks[int(str(key))]
             if "_inline" in parent_tags:
                 return inline
             return "\n\n" + _BLOCK_TOKEN.format(key) + "\n\n"
-        return super().convert_div(el, text, parent_tags)
+        return str(super().convert_div(el, text, parent_tags))  # type: ignore[misc]
 
     convert_section = convert_div
     convert_article = convert_div
 
-    def convert_span(self, el, text, parent_tags):
+    def convert_span(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         key = el.get("data-md-inline")
         if key is not None:
-            markdown = self.doc.inlines[int(key)]
+            markdown = self.doc.inlines[int(str(key))]
             if el.has_attr("data-md-math") and "_noformat" not in parent_tags:
                 # `2$x$` or `$x$2` is not math to the builder (currency rule): an empty comment separates
                 if _edge_char(el, forward=False).isdigit():
@@ -265,7 +292,7 @@ class PostConverter(MarkdownConverter):
         return text
 
     # --- inline markup ----------------------------------------------------------------------
-    def _emphasis(self, el, text, parent_tags, marker: str, tag: str):
+    def _emphasis(self, el: Tag, text: str, parent_tags: set[str], marker: str, tag: str) -> str:
         if "_noformat" in parent_tags:
             return text
         prefix, suffix, inner = chomp(text)
@@ -281,30 +308,22 @@ class PostConverter(MarkdownConverter):
             return f"{prefix}{marker}{inner}{marker}{suffix}"
         return f"{prefix}<{tag}>{inner}</{tag}>{suffix}"  # CommonMark would not see `*` here
 
-    def convert_em(self, el, text, parent_tags):
+    def convert_em(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         return self._emphasis(el, text, parent_tags, "*", "em")
 
     convert_i = convert_em
     convert_cite = convert_em
 
-    def convert_strong(self, el, text, parent_tags):
+    def convert_strong(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         return self._emphasis(el, text, parent_tags, "**", "strong")
 
     convert_b = convert_strong
 
-    def convert_del(self, el, text, parent_tags):
+    def convert_del(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         return self._emphasis(el, text, parent_tags, "~~", "del")
 
     convert_s = convert_del
     convert_strike = convert_del
-
-    def _raw_inline(tag: str):
-        def convert(self, el, text, parent_tags):
-            if "_noformat" in parent_tags or not text.strip():
-                return text
-            return f"<{tag}>{text}</{tag}>"
-
-        return convert
 
     convert_sub = _raw_inline("sub")
     convert_sup = _raw_inline("sup")
@@ -313,38 +332,38 @@ class PostConverter(MarkdownConverter):
     convert_u = _raw_inline("u")
     convert_kbd = _raw_inline("kbd")
 
-    def convert_a(self, el, text, parent_tags):
+    def convert_a(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         if "_noformat" in parent_tags:
             return text
         prefix, suffix, inner = chomp(text)
-        href = el.get("href")
+        href = str(el.get("href") or "")
         if not inner:
             return ""
         if not href:
             return text
-        title = el.get("title")
+        title = str(el.get("title") or "")
         if inner.replace("\\_", "_") == href and not title and re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>]*$", href, re.I):
             return f"{prefix}<{href}>{suffix}"
         title_part = f' "{md_title(title)}"' if title else ""
         return f"{prefix}[{inner}]({md_url(href)}{title_part}){suffix}"
 
-    def convert_img(self, el, text, parent_tags):
-        src = el.get("src") or el.get("data-src") or ""
+    def convert_img(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        src = str(el.get("src") or el.get("data-src") or "")
         if not src:
             return ""
-        alt = escape_alt(useful_alt(el.get("alt") or "", src))
-        title = el.get("title")
+        alt = escape_alt(useful_alt(str(el.get("alt") or ""), src))
+        title = str(el.get("title") or "")
         title_part = f' "{md_title(title)}"' if title else ""
         return f"![{alt}]({md_url(src)}{title_part})"
 
-    convert_tt = MarkdownConverter.convert_code
+    convert_tt = MarkdownConverter.convert_code  # type: ignore[attr-defined]
 
-    def convert_br(self, el, text, parent_tags):
+    def convert_br(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         if "_inline" in parent_tags:
             return " "
         return "\\\n"
 
-    def convert_hN(self, n, el, text, parent_tags):
+    def convert_hN(self, n: int, el: Tag, text: str, parent_tags: set[str]) -> str:
         if "_inline" in parent_tags:
             return text
         text = " ".join(text.split())
@@ -354,18 +373,18 @@ class PostConverter(MarkdownConverter):
             text = text[:-1] + "\\#"  # not a closing sequence
         return f"\n\n{'#' * max(1, min(6, n))} {text}\n\n"
 
-    def convert_list(self, el, text, parent_tags):
+    def convert_list(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         li = el.parent
         if "li" in parent_tags and li is not None and li.name == "li" and _is_loose(li.parent):
             # the outer list renders with paragraphs, so keep its nested list a block of its own
             return "\n\n" + text.rstrip()
-        return super().convert_list(el, text, parent_tags)
+        return str(super().convert_list(el, text, parent_tags))  # type: ignore[misc]
 
     convert_ul = convert_list
     convert_ol = convert_list
 
-    def convert_figcaption(self, el, text, parent_tags):
+    def convert_figcaption(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         return "\n\n" + text.strip() + "\n\n"
 
-    def convert_q(self, el, text, parent_tags):
+    def convert_q(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         return "“" + text + "”"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from bs4 import NavigableString, Tag
+from bs4 import Tag
+from bs4.element import NavigableString
 
-from site_builder.importer.html2md import Doc
+from site_builder.importer.html2md import Doc, attr
 from site_builder.importer.text import escape_alt, md_url, useful_alt
 
 _IMG_EXT = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)(?:$|[?#])", re.I)
@@ -14,12 +15,11 @@ _LIGHTBOX_ATTRS = ("data-lightbox", "data-fancybox", "data-gall", "data-pswp-wid
 _LIGHTBOX_CLASSES = {"venobox", "glightbox", "spotlight", "lightbox", "fancybox", "image-popup"}
 
 
-def _classes(el) -> list[str]:
-    cls = el.get("class") or [] if isinstance(el, Tag) else []
-    return cls.split() if isinstance(cls, str) else list(cls)
+def _classes(el: object) -> list[str]:
+    return attr(el, "class").split() if isinstance(el, Tag) else []
 
 
-def _next_tag(el: Tag):
+def _next_tag(el: Tag) -> Tag | None:
     sib = el.next_sibling
     while isinstance(sib, NavigableString) and not str(sib).strip():
         sib = sib.next_sibling
@@ -27,12 +27,12 @@ def _next_tag(el: Tag):
 
 
 def _img_src(img: Tag) -> str:
-    src = img.get("src") or ""
-    lazy = img.get("data-src") or img.get("data-original") or ""
+    src = attr(img, "src")
+    lazy = attr(img, "data-src") or attr(img, "data-original")
     if lazy and (not src or src.startswith("data:")):
         src = lazy
-    if not src and img.get("srcset"):
-        src = img["srcset"].split(",")[0].split()[0]
+    if not src and attr(img, "srcset").strip(","):
+        src = (attr(img, "srcset").split(",")[0].split() or [""])[0]
     return src.strip()
 
 
@@ -44,7 +44,7 @@ def unwrap_pictures(doc: Doc) -> None:
         pic.unwrap()
 
 
-def _is_caption(el) -> bool:
+def _is_caption(el: object) -> bool:
     return isinstance(el, Tag) and el.name in ("div", "p") and "caption" in _classes(el) and el.find("img") is None
 
 
@@ -76,15 +76,15 @@ def _image_md(img: Tag, unit: Tag | None, caption: str | None = None, scope: Tag
     if anchor is not None and not (anchor is scope or (scope is not None and scope in anchor.parents)):
         anchor = None
     if anchor is not None:
-        big = anchor.get("data-pswp-src") or anchor.get("href") or ""
+        big = attr(anchor, "data-pswp-src") or attr(anchor, "href")
         if big and _IMG_EXT.search(big):
             url = big
         elif big and not big.startswith("#") and big != url:
             link = big
     if caption is None:
         figcaption = unit.find("figcaption") if isinstance(unit, Tag) and unit is not img else None
-        caption = _plain(figcaption) or useful_alt(img.get("alt") or "", url) or img.get("title") or ""
-    title = img.get("title")
+        caption = _plain(figcaption) or useful_alt(attr(img, "alt"), url) or attr(img, "title")
+    title = attr(img, "title")
     title_part = f' "{title}"' if title and title != caption and '"' not in title else ""
     md = f"![{escape_alt(caption)}]({md_url(url)}{title_part})"
     return f"[{md}]({md_url(link)})" if link else md
@@ -158,7 +158,7 @@ def convert_galleries(doc: Doc) -> None:
     """Image grids -> `::: gallery [layout]` blocks; a grid of one image is a plain image."""
     seen: set[int] = set()
 
-    def candidate(t) -> bool:
+    def candidate(t: object) -> bool:
         return isinstance(t, Tag) and id(t) not in seen and _layout(t) is not None and t.find("img") is not None
 
     while (el := doc.soup.find(candidate)) is not None:
@@ -186,10 +186,10 @@ def convert_galleries(doc: Doc) -> None:
             img, unit = pairs[0]
             el.replace_with(_single(doc, img, unit, caption, el))
         else:
-            el.replace_with(_gallery(doc, layout, pairs, caption, el))
+            el.replace_with(_gallery(doc, layout or "grid", pairs, caption, el))
 
 
-def _lightbox_anchor(t) -> bool:
+def _lightbox_anchor(t: object) -> bool:
     if not (isinstance(t, Tag) and t.name == "a" and t.find("img") is not None):
         return False
     return any(t.has_attr(a) for a in _LIGHTBOX_ATTRS) or bool(set(_classes(t)) & _LIGHTBOX_CLASSES)
@@ -200,10 +200,11 @@ def convert_lightbox_groups(doc: Doc) -> None:
     for p in doc.soup.find_all(["p", "div"]):
         if p.parent is None:
             continue
-        kids = [c for c in p.children if not (isinstance(c, NavigableString) and not str(c).strip())]
-        if len(kids) < 2 or not all(_lightbox_anchor(k) for k in kids):
+        kids = [c for c in p.children if isinstance(c, Tag) or str(c).strip()]
+        anchors = [k for k in kids if isinstance(k, Tag) and _lightbox_anchor(k)]
+        if len(kids) < 2 or len(anchors) != len(kids):
             continue
-        pairs = [(a.find("img"), a) for a in kids]
+        pairs = [(img, a) for a in anchors if isinstance(img := a.find("img"), Tag)]
         caption = _next_tag(p)
         p.replace_with(_gallery(doc, "grid", pairs, caption if _is_caption(caption) else None, p))
 

@@ -4,18 +4,19 @@ into math elements the Markdown converter writes as `$...$` and `$$...$$`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from bs4 import Comment, NavigableString, Tag
+from bs4 import Tag
+from bs4.element import Comment, NavigableString
 
-from site_builder.importer.html2md import Doc
+from site_builder.importer.html2md import Doc, attr
 
 CODE_SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "math"}
 
 
 def classes(el: Tag) -> list[str]:
-    cls = el.get("class") or []
-    return cls.split() if isinstance(cls, str) else list(cls)
+    return attr(el, "class").split()
 
 
 def math_tag(doc: Doc, tex: str, display: bool, label: str = "") -> Tag:
@@ -45,7 +46,7 @@ def convert_mathml(doc: Doc) -> None:
             parent.replace_with(doc.inline(f"$${tex.strip()}$$"))
         elif parent.name == "div" and "math" in pcls:
             eqno = parent.find("span", class_="eqno")
-            label = parent.get("id") or (eqno.get_text().strip("() ") if eqno else "")
+            label = attr(parent, "id") or (eqno.get_text().strip("() ") if eqno else "")
             parent.replace_with(math_tag(doc, tex, True, label))
         else:
             math.replace_with(math_tag(doc, tex, display))
@@ -54,7 +55,7 @@ def convert_mathml(doc: Doc) -> None:
 _DELIMS = re.compile(r"\\\(|\\\[|\$\$|(?<!\\)\$")
 
 
-def _find_math(text: str):
+def _find_math(text: str) -> Iterator[tuple[int, int, str, bool]]:
     """Yield (start, end, tex, display) for each math span in a text node."""
     pos = 0
     while True:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin
 
-from bs4 import Comment, NavigableString, Tag
+from bs4 import Tag
+from bs4.element import Comment, NavigableString
 
-from site_builder.importer.html2md import Doc
+from site_builder.importer.html2md import Doc, attr
 from site_builder.importer.math import classes as _classes
 from site_builder.importer.math import math_tag
 
@@ -61,7 +62,7 @@ def resolve_urls(doc: Doc) -> None:
     if doc.base:
         _resolve_against_base(doc)
     for img in doc.soup.find_all("img"):
-        src = (img.get("src") or "").strip()
+        src = attr(img, "src").strip()
         if src and not src.startswith("data:") and not re.match(r"^([a-z][a-z0-9+.-]*:)?//", src, re.I):
             doc.warn(
                 f"image {src} has no host in the feed: put the file at content/{src.lstrip('/')} "
@@ -72,8 +73,8 @@ def resolve_urls(doc: Doc) -> None:
 def _resolve_against_base(doc: Doc) -> None:
     for name, attrs in _URL_ATTRS.items():
         for el in doc.soup.find_all(name):
-            for attr in attrs:
-                value = el.get(attr)
+            for name_of in attrs:
+                value = el.get(name_of)
                 if not value or not isinstance(value, str):
                     continue
                 value = value.strip()
@@ -81,7 +82,7 @@ def _resolve_against_base(doc: Doc) -> None:
                     r"^[a-z][a-z0-9+.-]*:", value, re.I
                 ):
                     continue
-                el[attr] = urljoin(doc.base, value)
+                el[name_of] = urljoin(doc.base, value)
 
 
 def strip_noise(doc: Doc) -> None:
@@ -94,11 +95,11 @@ def strip_noise(doc: Doc) -> None:
         doc.warn("dropped an inline <style> element")
         el.decompose()
     for el in doc.soup.find_all("script"):
-        src = el.get("src")
+        src = attr(el, "src")
         if src:
             doc.warn(f"replaced a <script src> embed by a link to {src}")
             el.replace_with(doc.block(f"<{src}>" if " " not in src else src))
-        elif (el.get("type") or "").startswith("math/tex"):
+        elif attr(el, "type").startswith("math/tex"):
             tex = el.get_text()
             display = "mode=display" in (el.get("type") or "")
             el.replace_with(math_tag(doc, tex, display))
@@ -110,7 +111,11 @@ def strip_noise(doc: Doc) -> None:
 # --- code ---------------------------------------------------------------------------------------
 
 
-def _code_lang(*els: Tag) -> str:
+def _tag(found: object) -> Tag | None:
+    return found if isinstance(found, Tag) else None
+
+
+def _code_lang(*els: Tag | None) -> str:
     for el in els:
         if el is None:
             continue
@@ -121,8 +126,8 @@ def _code_lang(*els: Tag) -> str:
             if m and cls not in ("highlighter-rouge",):
                 lang = m.group("lang")
                 return lang[7:] if lang.startswith("source-") else lang  # GitHub's highlight-source-python
-        if el.name == "pre" and (el.get("lang") or ""):
-            return el["lang"]
+        if el.name == "pre" and attr(el, "lang"):
+            return attr(el, "lang")
     return ""
 
 
@@ -169,8 +174,11 @@ def convert_code_blocks(doc: Doc) -> None:
             for p in ([el] if el.name == "pre" else el.find_all("pre"))
             if not ({"lineno", "gutter"} & set(_classes(p))) and not p.find_parent(class_="gutter")
         ]
-        pre = pres[-1] if pres else el.find("pre")
-        lang = _code_lang(pre.find("code"), pre, el.find("code"), el, el.parent if el.name == "pre" else None)
+        found = pres[-1] if pres else el.find("pre")
+        pre = found if isinstance(found, Tag) else el
+        lang = _code_lang(
+            _tag(pre.find("code")), pre, _tag(el.find("code")), el, el.parent if el.name == "pre" else None
+        )
         if lang.lower() in _NO_LANG:
             lang = ""
         if lang.lower() in _CLIENT_RENDERED:
@@ -189,7 +197,7 @@ _BACKREF = {"reversefootnote", "footnote-backref", "footnote-back"}
 
 
 def _footnote_containers(doc: Doc) -> list[Tag]:
-    found = []
+    found: list[Tag] = []
     for el in doc.soup.find_all(["div", "section", "ol", "aside"]):
         cls = _classes(el)
         if ("footnotes" in cls or el.get("role") == "doc-endnotes") and not any(el in f.descendants for f in found):
@@ -213,15 +221,15 @@ def convert_footnote_refs(doc: Doc) -> list[tuple[Tag, list[tuple[Tag, str]]]]:
         items = ol.find_all("li", recursive=False) if ol else []
         defs = []
         for n, li in enumerate(items, 1):
-            label = _label(li.get("id", ""), n)
-            if li.get("id"):
-                labels[li["id"]] = label
+            label = _label(attr(li, "id"), n)
+            if attr(li, "id"):
+                labels[attr(li, "id")] = label
             defs.append((li, label))
         result.append((container, defs))
     if not labels:
         return result
     for a in doc.soup.find_all("a", href=True):
-        href = a["href"]
+        href = attr(a, "href")
         if not href.startswith("#") or href[1:] not in labels:
             continue
         if set(_classes(a)) & _BACKREF or a.get("role") == "doc-backlink":
@@ -234,7 +242,7 @@ def convert_footnote_refs(doc: Doc) -> list[tuple[Tag, list[tuple[Tag, str]]]]:
     return result
 
 
-def convert_footnote_defs(doc: Doc, found) -> None:
+def convert_footnote_defs(doc: Doc, found: list[tuple[Tag, list[tuple[Tag, str]]]]) -> None:
     """Turn collected definitions into `[^label]: text` and drop the footnotes section."""
     for container, defs in found:
         for li, label in defs:
@@ -254,11 +262,11 @@ def convert_footnote_defs(doc: Doc, found) -> None:
         container.decompose()
 
 
-def _next_tag(el: Tag):
+def _next_tag(el: Tag) -> Tag | None:
     sib = el.next_sibling
     while isinstance(sib, NavigableString) and not str(sib).strip():
         sib = sib.next_sibling
-    return sib
+    return sib if isinstance(sib, Tag) else None
 
 
 # --- everything else ----------------------------------------------------------------------------
@@ -305,7 +313,7 @@ _INTERACTIVE = {"iframe", "video", "audio", "embed", "object", "canvas", "form",
 def convert_interactive(doc: Doc) -> None:
     """Embeds, players, widgets and custom elements stay raw HTML, with a warning."""
 
-    def interactive(t) -> bool:
+    def interactive(t: object) -> bool:
         return isinstance(t, Tag) and (t.name in _INTERACTIVE or "-" in t.name)
 
     while (el := doc.soup.find(interactive)) is not None:

@@ -127,7 +127,8 @@ def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dic
     date = entry.published or entry.updated
     meta: dict[str, Any] = {"title": entry.title or "Untitled"}
     meta["date"] = date.isoformat() if date else None
-    meta["updated"] = (entry.updated or date).isoformat() if (entry.updated or date) else None
+    updated = entry.updated or date
+    meta["updated"] = updated.isoformat() if updated else None
     meta["tags"] = list(dict.fromkeys(entry.tags))
     meta["lang"] = _lang(entry, feed, f"{entry.title}\n{body_text}")
     permalink = _permalink(entry.link)
