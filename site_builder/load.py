@@ -14,6 +14,7 @@ import yaml
 
 from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
+from site_builder.config.yamlfile import utf8_text
 from site_builder.errors import SiteError
 from site_builder.models import Post
 from site_builder.util.hashing import bytes_digest
@@ -78,12 +79,7 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
     """Read one post file; any problem is a SiteError naming the file and line."""
     rel = _rel(path, cfg.root)
     data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise SiteError(f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x})", rel, line) from None
-    front = read_front_matter(text.replace("\r\n", "\n"), rel)
+    front = read_front_matter(utf8_text(data, rel).replace("\r\n", "\n"), rel)
     meta = front.meta
     title = meta.get("title")
     if title is None or not str(title).strip():

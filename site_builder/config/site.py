@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from site_builder.config.schema import LANGUAGE_KEYS, SITE_KEYS, Key, unknown_keys
-from site_builder.config.yamlfile import SafeLoader, key_lines, yaml_error_line
+from site_builder.config.yamlfile import SafeLoader, key_lines, utf8_text, yaml_error_line
 from site_builder.errors import SiteError, SiteWarning
 
 CONFIG_NAME = "site.yml"
@@ -104,13 +104,7 @@ _TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the defa
 
 def read_yaml_file(path: Path, rel: str) -> tuple[Any, str]:
     """The data of a YAML file and its text; a file that is not UTF-8 or not YAML is an error at its line."""
-    data_bytes = path.read_bytes()
-    try:
-        text = data_bytes.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data_bytes[: exc.start].count(b"\n") + 1
-        raise SiteError(f"not UTF-8 text (invalid byte 0x{data_bytes[exc.start]:02x})", rel, line) from None
-    text = text.removeprefix("\ufeff")
+    text = utf8_text(path.read_bytes(), rel).removeprefix("\ufeff")
     try:
         return yaml.load(text, Loader=SafeLoader), text
     except yaml.YAMLError as exc:

@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from site_builder.errors import SiteError
+
 # the C loader when available: ~10x faster
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -25,6 +27,15 @@ def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+def utf8_text(data: bytes, rel: str) -> str:
+    """A file's bytes as text; bytes that are not UTF-8 are an error at their line."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SiteError(f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x})", rel, line) from None
 
 
 def yaml_error_line(exc: yaml.YAMLError, text: str) -> int | None:
