@@ -3,7 +3,6 @@ stripped."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import os
@@ -15,6 +14,7 @@ from typing import Any
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
 from site_builder.util.files import atomic_file
+from site_builder.util.hashing import bytes_digest
 from site_builder.util.parallel import fork_map
 
 IMAGE_VERSION = "1"  # bump when output changes; part of every cache key
@@ -170,7 +170,7 @@ def variant_outputs(out: str, widths: tuple[int, ...]) -> list[tuple[str, int]]:
 
 def cache_key(info: ImageInfo) -> str:
     settings = (str(info.path), tuple(info.stamp), IMAGE_VERSION, WIDTHS, WEBP_QUALITY, WEBP_METHOD, ORIGINAL_QUALITY)
-    return hashlib.sha1(repr(settings).encode()).hexdigest()
+    return bytes_digest(repr(settings).encode())
 
 
 def _planned(info: ImageInfo, cache_dir: Path) -> Processed:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -20,6 +18,7 @@ from site_builder.importer.convert import html_to_markdown
 from site_builder.importer.feed import Entry, Feed, read_feed
 from site_builder.importer.text import guess_lang
 from site_builder.load import slugify
+from site_builder.util.files import atomic_write
 
 _SUMMARY_MAX = 300
 _CJK_LANGS = ("zh", "ja", "ko")
@@ -147,17 +146,7 @@ def render_post_file(meta: dict[str, Any], body: str) -> str:
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, text)
 
 
 def import_feed(feed_path: Path, into: Path, force: bool = False, log: Callable[[str], None] = print) -> ImportReport:
