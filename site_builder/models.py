@@ -73,6 +73,7 @@ class Rendered:
     toc: list[Any] = field(default_factory=list)
     key: str = ""  # hash of the Markdown it was rendered from
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
+    warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
 
 
 @dataclass

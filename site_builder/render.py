@@ -21,7 +21,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from site_builder.errors import SiteError
+from site_builder.errors import SiteError, SiteWarning
 from site_builder.fastlex import speed_up
 from site_builder.images import ImageError, probe, variant_outputs
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
@@ -31,7 +31,7 @@ from site_builder.util.cjk import CJK
 if TYPE_CHECKING:
     from site_builder.execute import BlockResult, PostRun
 
-RENDER_VERSION = "9"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "10"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}
@@ -68,20 +68,37 @@ def _math_converter() -> LatexToMathML:
 
 def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
     """MathML for every formula of a post at once, in `env["math"]` by token: equations are numbered through
-    the post (as MathJax numbers AMS environments) and `\\eqref` may point forward; bad TeX raises SiteError."""
+    the post (as MathJax numbers AMS environments) and `\\eqref` may point forward. A formula math-core cannot
+    render is shown as its TeX in a marked box, with the reason, and is a warning (`env["warnings"]`)."""
     found = [t for tok in tokens for t in (tok.children or (tok,)) if t.type in _MATH_TOKENS]
     if not found:
         return
-    snippets = [(t.content.strip(), t.type != "math_inline") for t in found]
-    try:
-        mathml = _math_converter().convert_all(snippets)
-    except LatexError as exc:
-        match = _MATH_ERROR.match(str(exc))
-        tok, reason = (found[int(match[1])], match[2]) if match else (None, str(exc))
-        tex = tok.content.strip() if tok else ""
-        raise SiteError(f"cannot render math ${tex}$: {reason.strip()}", env.get("rel"), _line(env, tok)) from None
-    env["math"] = dict(zip(map(id, found), mathml, strict=False))
-    env["math_count"] = len(found)
+    failed: dict[int, str] = {}  # index in `found` -> why math-core refused it
+    while True:
+        todo = [i for i in range(len(found)) if i not in failed]
+        try:
+            mathml = _math_converter().convert_all(
+                [(found[i].content.strip(), found[i].type != "math_inline") for i in todo]
+            )
+            break
+        except LatexError as exc:
+            match = _MATH_ERROR.match(str(exc))
+            if match is None:  # not said which: none of them can be trusted
+                failed.update(dict.fromkeys(todo, str(exc).strip()))
+                mathml = []
+                break
+            failed[todo[int(match[1])]] = match[2].strip()
+    html = dict(zip((id(found[i]) for i in todo), mathml, strict=True))
+    warnings = env.setdefault("warnings", [])
+    for i, reason in sorted(failed.items()):
+        tok, tex = found[i], found[i].content.strip()
+        html[id(tok)] = (
+            f'<span class="math-error" role="note"><code>{escape(tex)}</code>'
+            f'<span class="math-error-reason">not rendered: {escape(reason)}</span></span>'
+        )
+        warnings.append(SiteWarning(f"cannot render math ${tex}$: {reason}", env.get("rel"), _line(env, tok)))
+    env["math"] = html
+    env["math_count"] = len(found) - len(failed)
 
 
 def _line(env: EnvType, token: Token | None) -> int | None:
@@ -354,6 +371,7 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         math_count=env.get("math_count", 0),
         toc=toc,
         images=env.get("images", []),
+        warnings=env.get("warnings", []),
     )
 
 

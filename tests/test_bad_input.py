@@ -5,6 +5,7 @@ Every test runs the real CLI in a subprocess on a tiny site and checks only what
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -127,27 +128,45 @@ def test_errors_name_files_relative_to_the_site_root_from_any_working_directory(
 MATH_POST = "---\ntitle: Maths\ndate: 2024-01-01\n---\n\nText before.\n\nBad: $\\frac{1}{$ here.\n"
 
 
-def test_bad_inline_math_is_a_clean_one_line_error_naming_the_post(site):
-    (site / "content" / "posts" / "bad.md").write_text(MATH_POST, encoding="utf-8")
-    assert_one_line_error(build(site), r"^error: content/posts/bad\.md(:\d+)?: cannot render math .*frac")
-    assert_nothing_written(site)
+def _warnings(proc) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
 
 
-def test_bad_display_math_names_the_post_and_line(site):
+def test_bad_inline_math_is_a_warning_at_its_line_and_a_marked_box_in_the_page(site):
+    text = MATH_POST + "\nGood: $x^2$ and $\\alpha$.\n"
+    (site / "content" / "posts" / "bad.md").write_text(text, encoding="utf-8")
+    proc = build(site)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    (warning,) = _warnings(proc)
+    assert re.match(r"^warning: content/posts/bad\.md:8: cannot render math \$\\frac\{1\}\{\$: \S", warning), warning
+    assert proc.stdout.strip().endswith("1 warning"), proc.stdout
+    page = (site / "output" / "blog" / "2024" / "bad" / "index.html").read_text(encoding="utf-8")
+    box = re.search(
+        r'<span class="math-error" role="note"><code>(.*?)</code><span class="math-error-reason">(.*?)</span>', page
+    )
+    assert box and box[1] == "\\frac{1}{" and box[2].startswith("not rendered: "), page
+    assert page.count("<math") == 2  # the post's other formulas still render
+
+
+def test_bad_display_math_is_a_warning_at_its_line(site):
     text = "---\ntitle: Maths\ndate: 2024-01-01\n---\n\nIntro.\n\n$$\nx^\n$$\n"
     (site / "content" / "posts" / "bad.md").write_text(text, encoding="utf-8")
-    assert_one_line_error(build(site), r"^error: content/posts/bad\.md:8: cannot render math")
+    proc = build(site)
+    assert proc.returncode == 0, proc.stderr
+    assert [w.split(": cannot render math")[0] for w in _warnings(proc)] == ["warning: content/posts/bad.md:8"]
+    page = (site / "output" / "blog" / "2024" / "bad" / "index.html").read_text(encoding="utf-8")
+    assert '<div class="math"><span class="math-error"' in page
 
 
-def test_bad_inline_math_names_the_line(site):
+def test_bad_math_with_strict_is_an_error_and_writes_nothing(site):
     (site / "content" / "posts" / "bad.md").write_text(MATH_POST, encoding="utf-8")
-    assert_one_line_error(build(site), r"^error: content/posts/bad\.md:8: cannot render math")
-
-
-def test_bad_math_error_says_what_is_wrong(site):
-    (site / "content" / "posts" / "bad.md").write_text(MATH_POST, encoding="utf-8")
-    line = assert_one_line_error(build(site), r"cannot render math")
-    assert not line.rstrip().endswith(":"), line
+    proc = build(site, "--strict")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert re.match(r"^error: content/posts/bad\.md:8: cannot render math .*frac", lines[0]), lines
+    assert lines[-1] == "error: 1 warning with --strict: the output was left as it was"
+    assert_nothing_written(site)
 
 
 # --- site.yml ------------------------------------------------------------------------------------

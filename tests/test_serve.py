@@ -527,3 +527,18 @@ def test_sigterm_during_the_first_build_still_removes_the_temporary_output(site:
     assert "serving" not in out, "the build finished before the signal: make the site bigger"
     assert "Traceback" not in out, out
     assert list((tmp_path / "tmp").iterdir()) == [], "the temporary directory was left behind"
+
+
+def test_bad_math_saved_while_serving_is_a_warning_and_a_box_in_the_page(server, site):
+    post = site / "content" / "posts" / "hello.md"
+    post.write_text(post.read_text().replace("The first version", "Now with $\\frac{1}{$ and $x^2$, the first version"))
+    wait_for(lambda: "math-error" in page_text(server, "/blog/2025/hello/"))
+    page = page_text(server, "/blog/2025/hello/")
+    assert page.startswith("200") and "<math" in page, "the post's other formula still renders"
+    for _ in range(20):  # the log line follows the rebuild
+        reader = threading.Thread(target=lambda: server.lines.append(server.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(2)
+        if any("warning: content/posts/hello.md:" in line for line in server.lines):
+            break
+    assert any(re.match(r"warning: content/posts/hello\.md:\d+: cannot render math", line) for line in server.lines)

@@ -74,6 +74,7 @@ def rebuild(
         site = read_posts(ctx, ExecOptions(), only)
         ctx.timings.lap("load+render")
         model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
+    ctx.warnings += site.warnings()
     if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments behind
         ctx.state.prune()
     writer = open_writer(ctx)

@@ -57,7 +57,7 @@ def build_site(
     there after the build). `strict`: any warning stops the build before its output is committed."""
     ctx = BuildContext.open(root, output, state, keep_going, log, strict)
     site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
-    ctx.warnings += [w for post in site.posts for w in post.warnings]
+    ctx.warnings += site.warnings()
     ctx.timings.lap("load+render")
     model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
     writer = open_writer(ctx)

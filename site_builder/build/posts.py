@@ -13,7 +13,7 @@ from pathlib import Path
 
 from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
-from site_builder.errors import ExecutionFailed
+from site_builder.errors import ExecutionFailed, SiteWarning
 from site_builder.execute import ExecOptions, PostRun, failure_lines, run_posts
 from site_builder.load import check_posts, find_post_files, load_post
 from site_builder.models import ParsedPost, Post, Rendered
@@ -52,6 +52,10 @@ class SitePosts:
     fresh: int  # published posts rendered by this build (the others' fragments came from the state)
     runs: dict[str, PostRun]  # executing posts' runs, by post path
     loaded: list[Post]  # posts read from disk by this build
+
+    def warnings(self) -> list[SiteWarning]:
+        """The posts' problems that do not stop the build: their front matter's, then their fragments'."""
+        return [w for p in self.posts for w in p.warnings] + [w for r in self.rendered.values() for w in r.warnings]
 
 
 def fragment_key(post: Post) -> str:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from site_builder.execute import PostRun
 
-CACHE_FORMAT = 9
+CACHE_FORMAT = 10
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
 

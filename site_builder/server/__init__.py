@@ -17,7 +17,7 @@ from site_builder.build import BuildResult, BuildState
 from site_builder.build.context import Log
 from site_builder.build.incremental import rebuild, warm_up
 from site_builder.config import load_config
-from site_builder.errors import ExecutionFailed, SiteError
+from site_builder.errors import ExecutionFailed, SiteError, SiteWarning, sorted_warnings
 from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
 from site_builder.util.files import atomic_write
@@ -41,6 +41,7 @@ class DevSite:
         default_factory=set
     )  # files changed since the last build that succeeded (None: unknown)
     interrupt: threading.Event = field(default_factory=threading.Event)  # set by the watcher: a newer change is coming
+    warned: set[SiteWarning] = field(default_factory=set)  # the last build's warnings, printed then
 
     def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
         """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong.
@@ -84,12 +85,20 @@ class DevSite:
                 raise
             self.state = result.state
             self.pending = set()
+            self._warn(result)
             paths = self._announce(result, set(sent))
             what = f"{len(paths)} files changed" if paths else "nothing changed"
             trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
             early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
             self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
             return result
+
+    def _warn(self, result: BuildResult) -> None:
+        """Print the build's warnings that the last build did not have (sorted): a save shows what it caused."""
+        now = set(result.warnings)
+        for warning in sorted_warnings(list(now - self.warned)):
+            self.log(f"warning: {warning}")
+        self.warned = now
 
     def _announce(self, result: BuildResult, sent: set[str]) -> list[str]:
         """Tell open pages what the build changed besides the pages already reloaded (`sent`): CSS is swapped in
