@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import MutableMapping
 from functools import cache
@@ -17,7 +18,7 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from site_builder.errors import SiteError
+from site_builder.errors import SiteError, SiteWarning
 from site_builder.load import slugify
 from site_builder.models import ParsedPost, Post
 from site_builder.util.cjk import HAN_KANA
@@ -148,6 +149,33 @@ def _pair_outputs(state: StateCore) -> None:
             tok.meta["has_output"] = True
 
 
+FENCE_OPTIONS = {"skip": "shown, not run", "hide": "run, not shown", "raises": "must raise this exception"}
+# options other generators write (Hugo's highlight options, Pandoc classes): accepted quietly, not used
+_FOREIGN_FENCE_OPTIONS = frozenset(
+    ["linenos", "hl_lines", "linenostart", "anchorlinenos", "lineanchors", "style", "noclasses", "hl_inline"]
+)
+
+
+def _check_fence_options(state: StateCore) -> None:
+    """A warning at its line for each fence option nobody reads (`{skpi}`): the block would silently run."""
+    for tok in state.tokens:
+        if tok.type != "fence" or "{" not in tok.info:
+            continue
+        lang, options = fence_info(tok.info)
+        for name in options:
+            if name in FENCE_OPTIONS or name.lower() in _FOREIGN_FENCE_OPTIONS or name == lang:
+                continue
+            close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(FENCE_OPTIONS)})"
+            state.env.setdefault("warnings", []).append(
+                SiteWarning(
+                    f"unknown code block option {name!r}, ignored{hint}",
+                    state.env.get("rel"),
+                    _env_line(state.env, tok),
+                )
+            )
+
+
 def fence_info(info: str) -> tuple[str, dict[str, str]]:
     """Split a fence's info string `python {skip raises=IndexError}` into (lang, options)."""
     options: dict[str, str] = {}
@@ -182,6 +210,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
     md.core.ruler.push("pair_outputs", _pair_outputs)
+    md.core.ruler.push("fence_options", _check_fence_options)
     return md
 
 

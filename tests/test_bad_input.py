@@ -177,6 +177,10 @@ CONFIG_CASES = {
     "not-a-mapping": ("- a\n- b\n", r"^error: site\.yml:1: .*mapping"),
     "impossible-date": ("title: T\nstarted: 2024-13-45\n", r"^error: site\.yml:2: .*2024-13-45"),
     "missing-theme": ("title: T\ntheme: nope\n", r"^error: site\.yml(:2)?: theme 'nope' not found"),
+    "url-without-scheme": (
+        "title: T\nurl: example.org/blog\n",
+        r"^error: site\.yml:2: url must be an absolute http\(s\) address",
+    ),
     "theme-path": ("title: T\ntheme: ../elsewhere\n", r"^error: site\.yml:2: theme must be"),
     "posts-per-page-zero": ("title: T\nposts_per_page: 0\n", r"^error: site\.yml:2: posts_per_page must be at least 1"),
     "posts-per-page-word": (

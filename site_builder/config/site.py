@@ -156,6 +156,12 @@ def _check_values(cfg: SiteConfig, lines: dict[str, int]) -> None:
         raise SiteError(
             f"feed_limit must be 0 (every post) or more, got {cfg.feed_limit}", CONFIG_NAME, lines.get("feed_limit")
         )
+    if cfg.url and not re.match(r"https?://[^/\s]+", cfg.url):
+        raise SiteError(
+            f"url must be an absolute http(s) address such as https://example.org/, got {cfg.url!r}",
+            CONFIG_NAME,
+            lines.get("url"),
+        )
     if not cfg.theme or cfg.theme.startswith(".") or any(c in cfg.theme for c in "/\\\0"):
         raise SiteError(
             f"theme must be the name of a folder in themes/, got {cfg.theme!r}", CONFIG_NAME, lines.get("theme")
