@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from site_builder.config import load_config
-from site_builder.execute import make_job, run_job
+from site_builder.execute.job import make_job
+from site_builder.execute.session import run_job
 from site_builder.load import load_post
 from site_builder.parse import parse_post
 

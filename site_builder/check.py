@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import load_config
-from site_builder.execute import ExecOptions, PostRun, run_posts
+from site_builder.execute import run_posts
+from site_builder.execute.options import ExecOptions
+from site_builder.execute.results import PostRun
 from site_builder.load import load_posts
 from site_builder.parse import parse_post
 

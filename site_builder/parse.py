@@ -21,7 +21,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from site_builder.errors import SiteError, SiteWarning
 from site_builder.load import slugify
 from site_builder.models import ParsedPost, Post
-from site_builder.util.cjk import HAN_KANA
+from site_builder.util.cjk import han_kana
 
 _FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
 GALLERY_LAYOUTS = ("masonry", "grid", "row")
@@ -92,7 +92,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 def line_lang(text: str) -> str:
     """`zh-Hans` for a line of mostly Chinese characters, else `en` (one CJK character counts as one word)."""
-    return "zh-Hans" if len(HAN_KANA.findall(text)) > len(_LATIN_WORD.findall(text)) else "en"
+    return "zh-Hans" if len(han_kana().findall(text)) > len(_LATIN_WORD.findall(text)) else "en"
 
 
 def _bilingual_rules(state: StateCore) -> None:

@@ -16,16 +16,12 @@ import pytest
 from site_builder.check import EXEC_CACHE
 from site_builder.config import load_config
 from site_builder.errors import SiteError
-from site_builder.execute import (
-    CodeBlock,
-    ExecOptions,
-    Failure,
-    PostRun,
-    code_blocks,
-    exec_settings,
-    failure_lines,
-    run_posts,
-)
+from site_builder.execute import run_posts
+from site_builder.execute.blocks import CodeBlock, code_blocks
+from site_builder.execute.options import ExecOptions
+from site_builder.execute.report import failure_lines
+from site_builder.execute.results import Failure, PostRun
+from site_builder.execute.settings import exec_settings
 from site_builder.load import load_post
 from site_builder.parse import parse_post
 

@@ -26,10 +26,10 @@ from site_builder.fastlex import speed_up
 from site_builder.images import ImageError, probe, variant_outputs
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse_post
-from site_builder.util.cjk import CJK
+from site_builder.util.cjk import cjk
 
 if TYPE_CHECKING:
-    from site_builder.execute import BlockResult, PostRun
+    from site_builder.execute.results import BlockResult, PostRun
 
 RENDER_VERSION = "11"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
@@ -324,10 +324,11 @@ def block_is_doctest(tok: Token, lang: str) -> bool:
 
 def _count_text(tokens: list[Token]) -> tuple[int, int]:
     chars = words = 0
+    pattern = cjk()
     for tok in tokens:
         for child in tok.children or ():
             if child.type in ("text", "code_inline"):
-                chars += len(CJK.findall(child.content))
+                chars += len(pattern.findall(child.content))
                 words += len(_WORD.findall(child.content))
         if tok.type in ("fence", "code_block"):
             words += len(tok.content.split()) // 3

@@ -23,7 +23,7 @@ from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_bui
 from site_builder.build.posts import SitePosts, fragment_key, read_posts, render_unless_cached
 from site_builder.build.publish import Written, open_writer, publish_images, template_env, write_assets, write_site
 from site_builder.build.state import BuildState, LastBuild, PostRecord
-from site_builder.execute import ExecOptions
+from site_builder.execute.options import ExecOptions
 from site_builder.load import is_post_path, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parse import parse_post

@@ -17,7 +17,8 @@ from site_builder.build.posts import SitePosts, read_posts
 from site_builder.build.publish import Written, open_writer, write_site
 from site_builder.build.state import BuildState, LastBuild
 from site_builder.errors import SiteWarning, StrictFailure
-from site_builder.execute import ExecOptions, PostRun
+from site_builder.execute.options import ExecOptions
+from site_builder.execute.results import PostRun
 from site_builder.write import OutputWriter
 
 

@@ -10,17 +10,21 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
 from site_builder.errors import ExecutionFailed, SiteWarning
-from site_builder.execute import ExecOptions, PostRun, failure_lines, run_posts
+from site_builder.execute.options import ExecOptions
 from site_builder.load import check_posts, find_post_files, load_post
 from site_builder.models import ParsedPost, Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import RENDER_VERSION, FenceHook, exec_fence_hook, render_parsed
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map
+
+if TYPE_CHECKING:
+    from site_builder.execute.results import PostRun
 
 EXEC_CACHE = Path(".cache") / "exec"
 
@@ -130,6 +134,11 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
     executing = [r.post for r in results if id(r.post) in published and r.post.execute]
     parsed = {id(post): parse_post(post, ctx.content_dir) for post in executing}
+    if not parsed:
+        return {}
+    from site_builder.execute import run_posts  # imported when a post executes
+    from site_builder.execute.report import failure_lines
+
     runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options)
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:

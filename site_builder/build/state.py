@@ -19,7 +19,7 @@ from site_builder.util.signed import Signer, Unsigned
 if TYPE_CHECKING:
     import jinja2
 
-    from site_builder.execute import PostRun
+    from site_builder.execute.results import PostRun
 
 CACHE_FORMAT = 10
 CACHE_FILE = Path(".cache") / "build.pickle"

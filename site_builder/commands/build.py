@@ -12,7 +12,7 @@ from site_builder.errors import sorted_warnings
 
 def run(args: argparse.Namespace) -> int:
     from site_builder.build import build_site
-    from site_builder.execute import failure_lines
+    from site_builder.execute.report import failure_lines
 
     site_root(args.source, "build")
     # One build, then exit: reference counting frees what the build drops, and the cycle collector would only

@@ -10,7 +10,7 @@ from site_builder.commands.common import Subparsers, exec_arguments, exec_option
 
 def run(args: argparse.Namespace) -> int:
     from site_builder.check import check_site, write_json
-    from site_builder.execute import failure_lines
+    from site_builder.execute.report import failure_lines
 
     site_root(args.source, "build")
     report = check_site(Path(args.source), exec_options(args))

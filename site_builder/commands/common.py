@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from site_builder.errors import SiteError
 
 if TYPE_CHECKING:
-    from site_builder.execute import ExecOptions
+    from site_builder.execute.options import ExecOptions
 
 Subparsers = Any  # argparse's _SubParsersAction, which typeshed marks private
 
@@ -47,6 +47,6 @@ def exec_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def exec_options(args: argparse.Namespace) -> ExecOptions:
-    from site_builder.execute import ExecOptions
+    from site_builder.execute.options import ExecOptions
 
     return ExecOptions(rerun=args.rerun, executor=args.executor, ray_address=args.ray_address, progress=err)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -66,7 +67,7 @@ def key_lines(text: str, first_line: int = 1) -> dict[str, int]:
         indent = len(m.group(1))
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        key = (stack[-1][1] + "." if stack else "") + m.group(3).strip()
+        key = sys.intern((stack[-1][1] + "." if stack else "") + m.group(3).strip())  # shared by every post
         lines.setdefault(key, n)
         stack.append((indent, key))
     return lines

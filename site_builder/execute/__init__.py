@@ -2,42 +2,27 @@
 
 As Sybil splits it: blocks (the regions, from the parse stage's tokens) -> job (settings, fingerprint) ->
 store (cached runs) -> executors (local pool or Ray) -> session (one post in the sandbox, the runner its child)
--> results -> report."""
+-> results -> report. Import what you need from those modules; this one only holds `run_posts`, and imports
+them when posts do execute (a site without executing posts does not pay for them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from site_builder.execute.blocks import CodeBlock, code_blocks
-from site_builder.execute.executors import run_all
-from site_builder.execute.job import Job, make_job
-from site_builder.execute.options import ExecOptions
-from site_builder.execute.report import Progress, failure_lines
-from site_builder.execute.results import BlockResult, Failure, PostRun
-from site_builder.execute.session import run_job
-from site_builder.execute.settings import ExecSettings, exec_settings
-from site_builder.execute.store import RunStore
-from site_builder.models import ParsedPost
-
-__all__ = [
-    "BlockResult",
-    "CodeBlock",
-    "ExecOptions",
-    "ExecSettings",
-    "Failure",
-    "Job",
-    "PostRun",
-    "code_blocks",
-    "exec_settings",
-    "failure_lines",
-    "make_job",
-    "run_job",
-    "run_posts",
-]
+if TYPE_CHECKING:
+    from site_builder.execute.options import ExecOptions
+    from site_builder.execute.results import PostRun
+    from site_builder.models import ParsedPost
 
 
 def run_posts(parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions) -> dict[str, PostRun]:
     """Run every executing post (from the cache when unchanged); returns runs by post path."""
+    from site_builder.execute.executors import run_all
+    from site_builder.execute.job import Job, make_job
+    from site_builder.execute.report import Progress
+    from site_builder.execute.store import RunStore
+
     store = RunStore(cache_dir)
     jobs = [make_job(p) for p in parsed if p.post.execute]
     runs: dict[str, PostRun] = {}

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from urllib.parse import unquote, urlsplit
 
-from site_builder.util.cjk import CJK
+from site_builder.util.cjk import cjk as cjk_pattern
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
@@ -131,7 +131,7 @@ def md_title(title: str) -> str:
 
 def guess_lang(text: str) -> str:
     """`zh` (or `ja`/`ko`) when CJK characters outnumber Latin words, else `en`."""
-    cjk = CJK.findall(text)
+    cjk = cjk_pattern().findall(text)
     words = len(_WORD.findall(text))
     if len(cjk) <= words:
         return "en"
@@ -153,6 +153,6 @@ def line_script(text: str) -> str | None:
     if guess_lang(text) == "zh":
         return "zh"
     words = [w for w in _WORD.findall(text) if re.search(r"[A-Za-z]", w)]
-    if words and 2 * len(CJK.findall(text)) <= len(words):
+    if words and 2 * len(cjk_pattern().findall(text)) <= len(words):
         return "latin"
     return None
