@@ -4,6 +4,7 @@ and the builder never writes where it would destroy an author's files or escape 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,7 @@ def _break_post_yaml(root: Path) -> None:
 
 
 def _break_post_math(root: Path) -> None:
+    """A bad formula is a warning; under --strict (which every breakage here runs with) it fails the build."""
     write_post(root, "beta.md", "title: Beta\ndate: 2024-02-10", "Now $\\frac{1}{$ is broken.\n")
 
 
@@ -109,8 +111,11 @@ def test_failed_build_leaves_previous_output_exactly_as_it_was(site, breakage):
     before = snapshot(site / "output")
     assert "blog/2024/beta/index.html" in before and MARKER in before
     breakage(site)
-    proc = build(site, ok=False)
-    assert_one_line_error(proc, r"^error: \S")
+    proc = build(site, "--strict", ok=False)
+    assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines and all(re.match(r"error: \S", line) for line in lines), proc.stderr
     assert snapshot(site / "output") == before
     assert staging_dirs(site) == [], "the staging directory of a failed build must be removed"
 
@@ -119,7 +124,7 @@ def test_build_after_a_failed_build_and_a_fix_is_complete(site):
     before = snapshot(site / "output", skip=(MARKER,))
     original = (site / "content/posts/beta.md").read_bytes()
     _break_post_math(site)
-    build(site, ok=False)
+    build(site, "--strict", ok=False)
     (site / "content/posts/beta.md").write_bytes(original)
     build(site)
     assert snapshot(site / "output", skip=(MARKER,)) == before

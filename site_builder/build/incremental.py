@@ -96,12 +96,12 @@ def _write_in_place(
     feeds and sitemap stay as they are until `_write_feeds_late`."""
     for job in jobs:
         writer.keep(job.rel)
-    env = template_env(ctx)
+    kept = template_env(ctx)
     done = Written()
     pages = model.pages
     if site.loaded:
         first = [model.post_pages[p.permalink] for p in site.loaded if p.permalink in model.post_pages]
-        done.pages_rendered += write_pages(writer, env, ctx.theme, first)[0]
+        done.pages_rendered += write_pages(writer, kept.env, ctx.theme, first, known=kept.refs)[0]
         edited = [site.rendered[p.permalink] for p in site.loaded if p.permalink in site.rendered]
         done.images = publish_images(writer, edited, ctx, done.claimed)
         moved = writer.commit_early()
@@ -110,7 +110,7 @@ def _write_in_place(
             on_update(moved)
         seen = {id(page) for page in first}
         pages = [page for page in pages if id(page) not in seen]
-    done.pages_rendered += write_pages(writer, env, ctx.theme, pages)[0]
+    done.pages_rendered += write_pages(writer, kept.env, ctx.theme, pages, known=kept.refs)[0]
     ctx.timings.lap("pages")
     done.images += publish_images(writer, list(site.rendered.values()), ctx, done.claimed)
     ctx.timings.lap("images")

@@ -7,8 +7,6 @@ import uuid
 from dataclasses import dataclass, field
 from functools import partial
 
-import jinja2
-
 from site_builder.assemble import SiteModel
 from site_builder.build.context import BuildContext
 from site_builder.build.feeds import FeedJob, FeedText, feed_jobs, make_with_entries
@@ -31,17 +29,17 @@ class Written:
     claimed: dict[str, ImageUse] = field(default_factory=dict)  # image outputs published so far, by path
 
 
-def template_env(ctx: BuildContext) -> jinja2.Environment:
+def template_env(ctx: BuildContext) -> KeptEnv:
     """The Jinja environment; a warm state keeps it (and its compiled templates) while settings and theme stay."""
     key = content_key(ctx.site_key, str(ctx.root))
     kept = ctx.state.warm.env
     if kept is not None and kept.key == key:
-        return kept.env
+        return kept
     strings, warnings = ui_strings(ctx.config, ctx.theme)
     ctx.warnings += warnings
     env = make_env(ctx.config, ctx.theme, strings)
-    ctx.state.warm.env = KeptEnv(key, env)
-    return env
+    ctx.state.warm.env = kept = KeptEnv(key, env)
+    return kept
 
 
 def open_writer(ctx: BuildContext) -> OutputWriter:
@@ -54,11 +52,11 @@ def open_writer(ctx: BuildContext) -> OutputWriter:
 
 def write_site(ctx: BuildContext, writer: OutputWriter, model: SiteModel, rendered: dict[str, Rendered]) -> Written:
     """Every page and feed (the feeds made by workers of their own beside the pages), images, theme files."""
-    env = template_env(ctx)
+    kept = template_env(ctx)
     jobs = [job for job in feed_jobs(ctx.config, model, ctx.site_key) if writer.needs(job.rel, job.key())]
     files = [(job.rel, partial(_feed_file, job, ctx.state.feed_entries)) for job in jobs]
     done = Written()
-    done.pages_rendered, new_entries = write_pages(writer, env, ctx.theme, model.pages, files)
+    done.pages_rendered, new_entries = write_pages(writer, kept.env, ctx.theme, model.pages, files, kept.refs)
     for entries in new_entries:
         ctx.state.feed_entries.update(entries)
     ctx.timings.lap("pages")  # with the feeds, made beside them

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from site_builder.execute.results import PostRun
+    from site_builder.write.templates import TemplateRefs
 
 CACHE_FORMAT = 10
 CACHE_FILE = Path(".cache") / "build.pickle"
@@ -52,6 +53,7 @@ class KeptEnv:
 
     key: str
     env: jinja2.Environment
+    refs: TemplateRefs = field(default_factory=dict)  # what each template file names, by its stamp
 
 
 @dataclass

@@ -13,7 +13,7 @@ from site_builder.models import Page
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map, fork_start, worker_count
 from site_builder.write.output import OutputWriter
-from site_builder.write.templates import Theme, template_digests, template_error
+from site_builder.write.templates import TemplateRefs, Theme, template_digests, template_error
 
 PAGES_PER_WORKER = 150  # fewer pages than this per core: one process renders them
 
@@ -24,6 +24,7 @@ def write_pages(
     theme: Theme,
     pages: list[Page],
     files: Sequence[tuple[str, Callable[[], tuple[Any, ...]]]] = (),
+    known: TemplateRefs | None = None,
 ) -> tuple[int, list[Any]]:
     """Render and stage the pages whose key (with their templates' digest) changed since the last build.
 
@@ -31,7 +32,7 @@ def write_pages(
     `produce()` returns (the file's text, a result for the caller). Returns how many pages were rendered and the
     results of `files`, in order.
     """
-    digests = template_digests(env, theme, {page.template for page in pages})
+    digests = template_digests(env, theme, {page.template for page in pages}, known)
     todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
     try:  # compile templates once, before forking (and look each up once: a lookup stats its files)
         templates = {name: env.get_template(name) for name in {p.template for p in todo}}
