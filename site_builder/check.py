@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from site_builder.config import load_config
+from site_builder.errors import SiteWarning, sorted_warnings
 from site_builder.execute import run_posts
 from site_builder.execute.options import ExecOptions
 from site_builder.execute.results import PostRun
@@ -19,9 +20,10 @@ EXEC_CACHE = Path(".cache") / "exec"
 
 @dataclass
 class CheckReport:
-    """Runs by post, and block counts over all of them."""
+    """Runs by post, and block counts over all of them; the warnings of the settings and of every post."""
 
     runs: dict[str, PostRun]
+    warnings: list[SiteWarning] = field(default_factory=list)
 
     def total(self, status: str) -> int:
         return sum(run.count(status) for run in self.runs.values())
@@ -54,9 +56,14 @@ class CheckReport:
 
 
 def check_site(root: Path, options: ExecOptions) -> CheckReport:
+    """Run every executing post's code. The warnings are those a build would give about the settings, front
+    matter and code blocks (`execte: true` means a post that never runs): with `check --strict`, a failure."""
     config = load_config(root.resolve())
-    parsed = [parse_post(p) for p in load_posts(config) if p.execute]
-    return CheckReport(run_posts(parsed, config.root / EXEC_CACHE, options))
+    posts = load_posts(config)
+    parsed = [parse_post(p) for p in posts if p.execute]
+    warnings = [*config.warnings, *(w for p in posts for w in p.warnings)]
+    warnings += [w for pp in parsed for w in pp.env.get("warnings", [])]
+    return CheckReport(run_posts(parsed, config.root / EXEC_CACHE, options), sorted_warnings(warnings))
 
 
 def write_json(report: CheckReport, path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from site_builder import __version__
 from site_builder.commands import COMMANDS
 from site_builder.commands.common import err as _err
-from site_builder.errors import ExecutionFailed, SiteError, StrictFailure
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         for line in exc.lines:
             _err(line)
         _err("error: code in posts failed (fix it, or build with --keep-going to show the errors in the pages)")
+        return 1
+    except SiteErrors as exc:
+        for line in exc.lines():
+            _err(line)
         return 1
     except StrictFailure as exc:
         for warning in exc.warnings:

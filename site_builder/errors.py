@@ -43,9 +43,41 @@ class SiteWarning:
         return f"{where}{self.message}"
 
 
+def _where(problem: SiteError | SiteWarning) -> tuple[str, int, str]:
+    return (str(problem.file or ""), problem.line or 0, problem.message)
+
+
+class SiteErrors(SiteError):
+    """Every problem found that stops the build, with the warnings found beside them: printed all at once."""
+
+    def __init__(self, errors: list[SiteError], warnings: list[SiteWarning] | None = None):
+        self.errors = sorted(errors, key=_where)
+        self.warnings = sorted_warnings(warnings or [])
+        first = self.errors[0]
+        super().__init__(first.message, first.file, first.line)
+
+    def lines(self) -> list[str]:
+        """`error: ...` and `warning: ...` lines, sorted by file and line; then, when there were several, the
+        summary line (`error: stopped with 3 errors, 2 warnings`). One error alone is its own line."""
+        found = [(_where(e), f"error: {e}") for e in self.errors]
+        found += [(_where(w), f"warning: {w}") for w in self.warnings]
+        shown = [line for _, line in sorted(found)]
+        if len(shown) > 1:
+            shown.append(f"error: stopped with {problem_count(self.errors, self.warnings)}")
+        return shown
+
+
+def problem_count(errors: list[SiteError], warnings: list[SiteWarning]) -> str:
+    """`3 errors, 12 warnings`: the end of every summary line."""
+    parts = [f"{len(errors)} error{'s' if len(errors) != 1 else ''}"] if errors else []
+    if warnings:
+        parts.append(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}")
+    return ", ".join(parts)
+
+
 def sorted_warnings(warnings: list[SiteWarning]) -> list[SiteWarning]:
     """By file, line and message, each once: the order every command prints them in."""
-    return sorted(set(warnings), key=lambda w: (w.file or "", w.line or 0, w.message))
+    return sorted(set(warnings), key=_where)
 
 
 class StrictFailure(SiteError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +16,7 @@ import yaml
 from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
 from site_builder.config.yamlfile import utf8_text
-from site_builder.errors import SiteError
+from site_builder.errors import SiteError, SiteErrors
 from site_builder.models import Post
 from site_builder.util.hashing import bytes_digest
 
@@ -215,26 +216,62 @@ def is_post_path(path: Path, cfg: SiteConfig) -> bool:
     return True
 
 
-def load_posts(cfg: SiteConfig) -> list[Post]:
-    """Load every post; two posts claiming one permalink is an error."""
-    return check_posts([load_post(p, cfg) for p in find_post_files(cfg)])
+@dataclass(frozen=True)
+class Include:
+    """Which posts a build publishes besides the finished ones, as Hugo's --buildDrafts and --buildFuture."""
+
+    drafts: bool = False  # `draft: true` posts
+    future: bool = False  # posts dated after `now`
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    def publishes(self, post: Post) -> bool:
+        return (self.drafts or not post.draft) and (self.future or post.date <= self.now)
 
 
-def check_posts(posts: list[Post]) -> list[Post]:
-    """The published posts; two posts claiming one permalink is an error."""
+@dataclass
+class Selection:
+    """The posts a build publishes, and how many it left out."""
+
+    posts: list[Post]
+    drafts: int = 0
+    future: int = 0
+
+
+def load_posts(cfg: SiteConfig, include: Include | None = None) -> list[Post]:
+    """Load every post; every file that cannot be read, and every two posts on one permalink, is in one SiteErrors."""
+    posts: list[Post] = []
+    errors: list[SiteError] = []
+    for path in find_post_files(cfg):
+        try:
+            posts.append(load_post(path, cfg))
+        except SiteError as exc:
+            errors.append(exc)
+    if errors:
+        raise SiteErrors(errors, [w for p in posts for w in p.warnings])
+    return select_posts(posts, include or Include()).posts
+
+
+def select_posts(posts: list[Post], include: Include) -> Selection:
+    """The posts to publish (drafts and posts dated in the future left out unless `include` says otherwise).
+    Two published posts on one permalink: a SiteErrors naming every clash."""
     seen: dict[str, Post] = {}
+    chosen = Selection([])
+    errors = []
     for post in posts:
-        if post.draft:
+        if not include.publishes(post):
+            chosen.drafts += post.draft
+            chosen.future += not post.draft
             continue
         other = seen.get(post.permalink)
         if other is not None:
-            raise SiteError(
-                f"permalink {post.permalink} is also used by {other.rel}",
-                post.rel,
-                post.lines.get("permalink", 1),
-            )
+            line = post.lines.get("permalink", 1)
+            errors.append(SiteError(f"permalink {post.permalink} is also used by {other.rel}", post.rel, line))
+            continue
         seen[post.permalink] = post
-    return [p for p in posts if not p.draft]
+        chosen.posts.append(post)
+    if errors:
+        raise SiteErrors(errors)
+    return chosen
 
 
 def dump_post(meta: dict[str, Any], body: str) -> str:

@@ -18,7 +18,7 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from site_builder.errors import SiteError, SiteWarning
+from site_builder.errors import SiteWarning
 from site_builder.load import slugify
 from site_builder.models import ParsedPost, Post
 from site_builder.util.cjk import han_kana
@@ -42,21 +42,22 @@ def _gallery_rules(state: StateCore) -> None:
             depth += 1
             layout = ([*tok.info.split(), "", ""])[1] or "masonry"
             if layout not in GALLERY_LAYOUTS:
-                raise SiteError(
-                    f"unknown gallery layout {layout!r} (use one of: {', '.join(GALLERY_LAYOUTS)})",
-                    state.env.get("rel"),
-                    _env_line(state.env, tok),
+                _warn(
+                    state,
+                    tok,
+                    f"unknown gallery layout {layout!r}, shown as masonry (use one of: {', '.join(GALLERY_LAYOUTS)})",
                 )
+                layout = "masonry"
             tok.meta["layout"] = layout
             opened.append((tok, images_seen))
         elif tok.type == "container_gallery_close":
             depth -= 1
             start, before = opened.pop()
             if images_seen == before:
-                raise SiteError(
+                _warn(
+                    state,
+                    start,
                     "gallery has no image (put Markdown images, one per line, between '::: gallery' and ':::')",
-                    state.env.get("rel"),
-                    _env_line(state.env, start),
                 )
             # a paragraph right after the block starting with ": " is the gallery's caption
             if (
@@ -167,13 +168,12 @@ def _check_fence_options(state: StateCore) -> None:
                 continue
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(FENCE_OPTIONS)})"
-            state.env.setdefault("warnings", []).append(
-                SiteWarning(
-                    f"unknown code block option {name!r}, ignored{hint}",
-                    state.env.get("rel"),
-                    _env_line(state.env, tok),
-                )
-            )
+            _warn(state, tok, f"unknown code block option {name!r}, ignored{hint}")
+
+
+def _warn(state: StateCore, tok: Token, message: str) -> None:
+    """A problem of this post alone: shown at its line, the site still builds (an error with --strict)."""
+    state.env.setdefault("warnings", []).append(SiteWarning(message, state.env.get("rel"), _env_line(state.env, tok)))
 
 
 def fence_info(info: str) -> tuple[str, dict[str, str]]:

@@ -15,18 +15,19 @@ from urllib.parse import quote, unquote, urlsplit
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
-from math_core import LatexError, LatexToMathML
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from site_builder.errors import SiteError, SiteWarning
+from site_builder.errors import SiteWarning
 from site_builder.fastlex import speed_up
 from site_builder.images import ImageError, probe, variant_outputs
+from site_builder.mathtex import render_math
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse_post
 from site_builder.util.cjk import cjk
+from site_builder.util.files import file_stamp
 
 if TYPE_CHECKING:
     from site_builder.execute.results import BlockResult, PostRun
@@ -54,51 +55,6 @@ def highlight_code(code: str, lang: str) -> str:
         body = body[:-1]
     cls = f' class="language-{escape(lang)}"' if lang else ""
     return f'<div class="highlight"><pre><code{cls}>{body}</code></pre></div>\n'
-
-
-_MATH_TOKENS = ("math_inline", "math_inline_double", "math_block", "math_block_label")
-_MATH_ERROR = re.compile(r"input(\d+):\d+: (.*)", re.S)
-
-
-@cache
-def _math_converter() -> LatexToMathML:
-    """math-core's converter (MathML Core, which browsers render without scripts), TeX kept as an annotation."""
-    return LatexToMathML(annotation=True, fancy_error=False)
-
-
-def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
-    """MathML for every formula of a post at once, in `env["math"]` by token: equations are numbered through
-    the post (as MathJax numbers AMS environments) and `\\eqref` may point forward. A formula math-core cannot
-    render is shown as its TeX in a marked box, with the reason, and is a warning (`env["warnings"]`)."""
-    found = [t for tok in tokens for t in (tok.children or (tok,)) if t.type in _MATH_TOKENS]
-    if not found:
-        return
-    failed: dict[int, str] = {}  # index in `found` -> why math-core refused it
-    while True:
-        todo = [i for i in range(len(found)) if i not in failed]
-        try:
-            mathml = _math_converter().convert_all(
-                [(found[i].content.strip(), found[i].type != "math_inline") for i in todo]
-            )
-            break
-        except LatexError as exc:
-            match = _MATH_ERROR.match(str(exc))
-            if match is None:  # not said which: none of them can be trusted
-                failed.update(dict.fromkeys(todo, str(exc).strip()))
-                mathml = []
-                break
-            failed[todo[int(match[1])]] = match[2].strip()
-    html = dict(zip((id(found[i]) for i in todo), mathml, strict=True))
-    warnings = env.setdefault("warnings", [])
-    for i, reason in sorted(failed.items()):
-        tok, tex = found[i], found[i].content.strip()
-        html[id(tok)] = (
-            f'<span class="math-error" role="note"><code>{escape(tex)}</code>'
-            f'<span class="math-error-reason">not rendered: {escape(reason)}</span></span>'
-        )
-        warnings.append(SiteWarning(f"cannot render math ${tex}$: {reason}", env.get("rel"), _line(env, tok)))
-    env["math"] = html
-    env["math_count"] = len(found) - len(failed)
 
 
 def _line(env: EnvType, token: Token | None) -> int | None:
@@ -153,7 +109,10 @@ class PostRenderer(RendererHTML):
         n = env["image_count"] = env.get("image_count", 0) + 1
         loading = "eager" if n <= 2 else "lazy"
         in_gallery = tok.meta.get("in_gallery")
-        local = local_image(src, env, _line(env, tok))
+        try:
+            local = local_image(src, env, _line(env, tok))
+        except BadImage as bad:
+            return _missing_image(tok, alt, bad, env)
         if local is None:
             img = f'<img src="{escape(src)}" alt="{escape(alt)}"{title_attr} loading="{loading}" decoding="async">'
             href, data = escape(src), ""
@@ -221,11 +180,40 @@ class LocalImage:
     size: tuple[int, int]
 
 
+class BadImage(Exception):
+    """A local image the page cannot show: the message, and the file to watch (a fix re-renders the post)."""
+
+    def __init__(self, message: str, watch: ImageUse | None = None) -> None:
+        super().__init__(message)
+        self.message, self.watch = message, watch
+
+
+def _missing_image(tok: Token, alt: str, bad: BadImage, env: EnvType) -> str:
+    """An image that cannot be shown: its alt text with a note, and a warning at its line."""
+    env.setdefault("warnings", []).append(
+        SiteWarning(f"{bad.message}, shown as its alt text", env.get("rel"), _line(env, tok))
+    )
+    if bad.watch is not None:
+        env.setdefault("images", []).append(bad.watch)  # not published; a fixed file makes the post render again
+    note = (
+        f'<span class="image-missing" role="note"><span class="image-missing-alt">{escape(alt) or "(no alt text)"}'
+        f'</span><span class="image-missing-reason">not shown: {escape(bad.message)}</span></span>'
+    )
+    if not tok.meta.get("figure"):
+        return note
+    return (
+        f'<figure class="gallery-item">{note}</figure>\n'
+        if tok.meta.get("in_gallery")
+        else f"<figure>{note}</figure>\n"
+    )
+
+
 def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
     """For an image in the site's content: its LocalImage; None for remote URLs.
 
     `photo.jpg` is looked up next to the post and published in the post's folder; `/images/x.jpg` and
-    anything else under content/ keep their path below content/. A missing or unreadable file is a SiteError.
+    anything else under content/ keep their path below content/. A missing or unreadable file, or one outside
+    content/, raises BadImage.
     """
     parts = urlsplit(src)
     post: Post | None = env.get("post")
@@ -241,14 +229,13 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
     elif path.is_relative_to(content):
         below_content = path.relative_to(content)
     else:
-        raise SiteError(
-            f"image {src!r} is outside content/ (put it next to the post or in content/images/)", post.rel, line
-        )
+        raise BadImage(f"image {src!r} is outside content/ (put it next to the post or in content/images/)")
     try:
         info = probe(path)
     except ImageError as exc:
         where = os.path.relpath(path, content.parent)
-        raise SiteError(f"image {src!r}: {exc} ({where})", post.rel, line) from None
+        watch = ImageUse(path, file_stamp(path) or (), "", (), post.rel, line)
+        raise BadImage(f"image {src!r}: {exc} ({where})", watch) from None
     if inside_post is not None:
         base = post.permalink if post.permalink.endswith("/") else post.permalink.rsplit("/", 1)[0] + "/"
         out = base.lstrip("/") + inside_post.as_posix()

@@ -476,11 +476,6 @@ ERROR_CASES = {
         [("a.zh.md", "title: A\ndate: 2025-01-01"), ("a.md", "title: B\ndate: 2025-01-02\nlang: zh\npermalink: /b/")],
         r"^error: content/posts/a(\.zh)?\.md:\d+: .*both the 'zh' version",
     ),
-    "unknown-gallery-layout": (
-        TWO_LANGS,
-        [("g.md", "title: G\ndate: 2025-01-01", "Intro.\n\n::: gallery mosaic\n![a](a.jpg)\n:::\n")],
-        r"^error: content/posts/g\.md:8: unknown gallery layout 'mosaic'",
-    ),
 }
 
 

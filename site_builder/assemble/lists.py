@@ -24,12 +24,16 @@ from site_builder.config import SiteConfig
 from site_builder.models import Page
 
 
-def index(views: list[PostView]) -> tuple[dict[str, list[PostView]], dict[int, list[PostView]]]:
-    """The views by tag (tags in case-blind order) and by year (newest first)."""
+def index(
+    views: list[PostView], shown: dict[str, str] | None = None
+) -> tuple[dict[str, list[PostView]], dict[int, list[PostView]]]:
+    """The views by tag (tags in case-blind order; each spelling under the one `shown` maps it to) and by year
+    (newest first)."""
+    shown = shown or {}
     tags: dict[str, list[PostView]] = defaultdict(list)
     years: dict[int, list[PostView]] = defaultdict(list)
     for view in views:
-        for tag in view.post.tags:
+        for tag in dict.fromkeys(shown.get(t, t) for t in view.post.tags):
             tags[tag].append(view)
         years[view.post.date.year].append(view)
     return dict(sorted(tags.items(), key=lambda kv: kv[0].lower())), dict(sorted(years.items(), reverse=True))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from site_builder.config import Language, SiteConfig
+from site_builder.errors import SiteWarning
 from site_builder.load import slugify
 from site_builder.models import Page, Post, Rendered
 from site_builder.util.hashing import content_key
@@ -53,6 +54,7 @@ class SiteModel:
     languages: dict[str, LanguageSite]
     pages: list[Page]
     post_pages: dict[str, Page] = field(default_factory=dict)  # permalink -> the post's page
+    warnings: list[SiteWarning] = field(default_factory=list)  # tags written in several ways
 
 
 def tag_url(tag: str, prefix: str = "/") -> str:

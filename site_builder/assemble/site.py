@@ -6,6 +6,7 @@ from site_builder.assemble.lists import ListPages, index
 from site_builder.assemble.memo import AssembleMemo, PageMemo
 from site_builder.assemble.model import LanguageSite, PostView, SiteModel, feed_path, out_path, page_key
 from site_builder.assemble.posts import Group, link_translations, make_views, pick, post_page
+from site_builder.assemble.tags import tag_spellings
 from site_builder.config import SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page, Post, Rendered
@@ -28,7 +29,8 @@ def assemble(
     """
     old = memo if memo is not None and memo.site_key == site_key else AssembleMemo()
     views = make_views(config, posts, rendered, old.views)
-    sites = language_sites(config, views, link_translations(config, views))
+    spellings = tag_spellings(posts)
+    sites = language_sites(config, views, link_translations(config, views), spellings.shown)
     new_pages: dict[str, PageMemo] = {}
     pages = [_post_page(config, view, site_key, old.pages, new_pages) for view in views]
     for lsite in sites.values():
@@ -42,18 +44,21 @@ def assemble(
     pages.append(Page("404.html", "404.html", context, key=page_key(site_key, "404")))
     _check_collisions(config, pages)
     model = SiteModel(config, views, sites, pages, {p.context["post"].url: p for p in pages[: len(views)]})
+    model.warnings = spellings.warnings
     if memo is not None:
         memo.site_key, memo.views, memo.pages, memo.model = site_key, {id(v.post): v for v in views}, new_pages, model
     return model
 
 
-def language_sites(config: SiteConfig, views: list[PostView], groups: dict[str, Group]) -> dict[str, LanguageSite]:
+def language_sites(
+    config: SiteConfig, views: list[PostView], groups: dict[str, Group], shown: dict[str, str]
+) -> dict[str, LanguageSite]:
     """Each language's lists (its posts, plus the others' untranslated ones), and each post's neighbours in them."""
     sites: dict[str, LanguageSite] = {}
     for code, lang in config.languages.items():
         chosen = {id(pick(config, g, code)) for g in groups.values()}
         listed = [v for v in views if id(v) in chosen]
-        tags, years = index(listed)
+        tags, years = index(listed, shown)
         sites[code] = LanguageSite(lang, listed, tags, years, [v for v in views if v.post.lang == code])
     for lsite in sites.values():  # neighbours: the posts around a post in its own language's list, as its home shows
         listed = lsite.posts

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from site_builder import __version__
 from site_builder.build.state import CACHE_FILE, BuildState
 from site_builder.config import SiteConfig, load_config
 from site_builder.errors import SiteWarning
+from site_builder.load import Include
 from site_builder.render import RENDER_VERSION
 from site_builder.util.hashing import content_key
 from site_builder.write import Theme, check_output_dir, find_theme
@@ -49,6 +52,7 @@ class BuildContext:
     warnings: list[SiteWarning] = field(default_factory=list)
     timings: Timings = field(default_factory=Timings)
     strict: bool = False  # a warning stops the build before it commits
+    include: Include = field(default_factory=Include)  # drafts and future posts, when asked for
 
     @property
     def content_dir(self) -> Path:
@@ -63,12 +67,14 @@ class BuildContext:
         keep_going: bool = False,
         log: Log = print,
         strict: bool = False,
+        include: Include | None = None,
+        base_url: str | None = None,
     ) -> BuildContext:
         """Read the settings and theme, check the output folder, and open the state (from disk unless `state`)."""
         timings = Timings()
         root = root.resolve()
         output = (root / output).resolve()
-        config = load_config(root)
+        config = load_config(root, base_url)
         theme = find_theme(config)
         check_output_dir(root, output)
         warnings: list[SiteWarning] = list(config.warnings)
@@ -93,6 +99,7 @@ class BuildContext:
             warnings,
             timings,
             strict,
+            dataclasses.replace(include or Include(), now=datetime.now(timezone.utc)),  # serve: now, each build
         )
         timings.lap("setup")
         return ctx

@@ -24,7 +24,7 @@ from site_builder.build.posts import SitePosts, fragment_key, read_posts, render
 from site_builder.build.publish import Written, open_writer, publish_images, template_env, write_assets, write_site
 from site_builder.build.state import BuildState, LastBuild, PostRecord
 from site_builder.execute.options import ExecOptions
-from site_builder.load import is_post_path, load_post
+from site_builder.load import Include, is_post_path, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import render_parsed
@@ -57,13 +57,20 @@ class Quick:
 
 
 def rebuild(
-    root: Path, output: Path, state: BuildState | None, changed: list[str] | None, on_update: OnUpdate, log: Log
+    root: Path,
+    output: Path,
+    state: BuildState | None,
+    changed: list[str] | None,
+    on_update: OnUpdate,
+    log: Log,
+    include: Include | None = None,
+    base_url: str | None = None,
 ) -> BuildResult:
     """Build for the dev server. `changed` lists the files (relative to `root`) a watcher saw change since the build
     that left `state` (None: look at every file). `on_update(paths)` is called as soon as the edited posts' pages
     are in the output (when the output is updated in place); the feeds and sitemap are then left for
     `result.finish(cancelled)`."""
-    ctx = BuildContext.open(root, output, state, log=log)
+    ctx = BuildContext.open(root, output, state, log=log, include=include, base_url=base_url)
     only = changed_posts(ctx, changed) if ctx.warm else None
     last, ctx.state.warm.last = ctx.state.warm.last, None  # only a build that succeeds leaves it
     quick = quick_update(ctx, only, last) if only is not None and last is not None else None
@@ -74,7 +81,7 @@ def rebuild(
         site = read_posts(ctx, ExecOptions(), only)
         ctx.timings.lap("load+render")
         model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
-    ctx.warnings += site.warnings()
+    ctx.warnings += site.warnings() + model.warnings
     if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments behind
         ctx.state.prune()
     writer = open_writer(ctx)
@@ -180,10 +187,10 @@ def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
             return None  # a new post
         if hit.stamp == stamp and hit.key in ctx.state.fragments:
             continue  # as it was
-        if hit.post.execute or hit.post.draft:
+        if hit.post.execute or not ctx.include.publishes(hit.post):
             return None
         post = load_post(Path(name), ctx.config)
-        if post.execute or post.draft:
+        if post.execute or not ctx.include.publishes(post):
             return None
         key = fragment_key(post)
         done = render_unless_cached(ctx, post, key)

@@ -19,6 +19,7 @@ from site_builder.build.state import BuildState, LastBuild
 from site_builder.errors import SiteWarning, StrictFailure
 from site_builder.execute.options import ExecOptions
 from site_builder.execute.results import PostRun
+from site_builder.load import Include
 from site_builder.write import OutputWriter
 
 
@@ -41,6 +42,8 @@ class BuildResult:
     warnings: list[SiteWarning] = field(default_factory=list)
     files_removed: int = 0  # outputs of the last build this one no longer makes
     finish: Callable[[Callable[[], bool]], list[str]] | None = None  # serve: writes the feeds late, see incremental
+    drafts_left_out: int = 0
+    future_left_out: int = 0
 
 
 def build_site(
@@ -51,16 +54,20 @@ def build_site(
     keep_going: bool = False,
     state: BuildState | None = None,
     strict: bool = False,
+    include: Include | None = None,
+    base_url: str | None = None,
 ) -> BuildResult:
     """Build the site at `root` into `output`; on any error the previous output is left as it was.
 
     `state` is what a previous build left, kept in memory by the caller; None reads it from `.cache/` (and saves it
-    there after the build). `strict`: any warning stops the build before its output is committed."""
-    ctx = BuildContext.open(root, output, state, keep_going, log, strict)
+    there after the build). `strict`: any warning stops the build before its output is committed. `include`: drafts and
+    posts dated in the future, when asked for. `base_url` replaces site.yml's `url` (a preview elsewhere)."""
+    ctx = BuildContext.open(root, output, state, keep_going, log, strict, include, base_url)
     site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
     ctx.warnings += site.warnings()
     ctx.timings.lap("load+render")
     model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
+    ctx.warnings += model.warnings
     writer = open_writer(ctx)
     ctx.timings.lap("assemble")
     written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
@@ -113,4 +120,6 @@ def finish_build(ctx: BuildContext, writer: OutputWriter, site: SitePosts, writt
         written.images,
         ctx.warnings,
         len(previous - writer.keys.keys()),
+        drafts_left_out=site.drafts_left_out,
+        future_left_out=site.future_left_out,
     )

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
-from site_builder.errors import ExecutionFailed, SiteWarning
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning
 from site_builder.execute.options import ExecOptions
-from site_builder.load import check_posts, find_post_files, load_post
+from site_builder.load import find_post_files, load_post, select_posts
 from site_builder.models import ParsedPost, Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import RENDER_VERSION, FenceHook, exec_fence_hook, render_parsed
+from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map
 
@@ -56,6 +57,8 @@ class SitePosts:
     fresh: int  # published posts rendered by this build (the others' fragments came from the state)
     runs: dict[str, PostRun]  # executing posts' runs, by post path
     loaded: list[Post]  # posts read from disk by this build
+    drafts_left_out: int = 0  # not published: drafts (build with --drafts)
+    future_left_out: int = 0  # not published: dated after now (build with --future)
 
     def warnings(self) -> list[SiteWarning]:
         """The posts' problems that do not stop the build: their front matter's, then their fragments'."""
@@ -73,9 +76,19 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     With `only` (post file paths, from a caller that watches the files) just those files are looked at: every
     other post is taken from the state as it is, without listing or statting the posts folder."""
     known, todo = _scan(ctx, only)
-    loaded = fork_map(lambda chunk: [_load_and_render(ctx, item) for item in chunk], todo, min_per_worker=60)
+    outcomes = fork_map(lambda chunk: [_load_and_render(ctx, item) for item in chunk], todo, min_per_worker=60)
+    loaded = [r for r in outcomes if isinstance(r, Loaded)]
     results = sorted(known + loaded, key=lambda r: str(r.post.source))
-    posts = check_posts([r.post for r in results])
+    errors = [SiteError(p.message, p.file, p.line) for p in outcomes if isinstance(p, LoadProblem)]
+    try:
+        selection = select_posts([r.post for r in results], ctx.include)
+    except SiteErrors as exc:
+        errors += exc.errors
+    if errors:  # every post that cannot be read, every clash: all at once
+        fragments = [r.rendered or ctx.state.fragments.get(r.key) for r in results]
+        warnings = [w for r in results for w in r.post.warnings] + [w for f in fragments if f for w in f.warnings]
+        raise SiteErrors(errors, warnings)
+    posts = selection.posts
     runs = _execute(ctx, results, {id(p) for p in posts}, options)
     published = {id(p) for p in posts}
     fresh = 0
@@ -86,7 +99,7 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     ctx.state.loaded_posts_changed = bool(todo) or len(results) != len(ctx.state.posts)
     ctx.state.posts = {str(r.post.source): PostRecord(r.stamp, r.post, r.key) for r in results}
     rendered = {r.post.permalink: ctx.state.fragments[r.key] for r in results if id(r.post) in published}
-    return SitePosts(posts, rendered, fresh, runs, [r.post for r in loaded])
+    return SitePosts(posts, rendered, fresh, runs, [r.post for r in loaded], selection.drafts, selection.future)
 
 
 def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[ToRead]]:
@@ -122,12 +135,24 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
     return known, todo
 
 
-def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded:
-    post = load_post(item.path, ctx.config)
-    if post.execute:  # rendered after its code ran
-        return Loaded(post, item.stamp, "", None)
-    key = fragment_key(post)
-    return Loaded(post, item.stamp, key, render_unless_cached(ctx, post, key))
+@dataclass
+class LoadProblem:
+    """A post file this build cannot read (a plain record: it may come back from a worker process)."""
+
+    message: str
+    file: str | None
+    line: int | None
+
+
+def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
+    try:
+        post = load_post(item.path, ctx.config)
+        if post.execute:  # rendered after its code ran
+            return Loaded(post, item.stamp, "", None)
+        key = fragment_key(post)
+        return Loaded(post, item.stamp, key, render_unless_cached(ctx, post, key))
+    except SiteError as exc:
+        return LoadProblem(exc.message, str(exc.file) if exc.file else None, exc.line)
 
 
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
@@ -171,12 +196,4 @@ def render_unless_cached(
 
 def images_unchanged(rendered: Rendered) -> bool:
     """A cached fragment holds its images' sizes: it stays valid while every image file is as it was."""
-    return all(file_stamp(use.source) == use.stamp for use in rendered.images)
-
-
-def file_stamp(path: Path) -> Stamp | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
+    return all((file_stamp(use.source) or ()) == use.stamp for use in rendered.images)  # () for a missing one

@@ -10,11 +10,11 @@ from functools import partial
 from site_builder.assemble import SiteModel
 from site_builder.build.context import BuildContext
 from site_builder.build.feeds import FeedJob, FeedText, feed_jobs, make_with_entries
-from site_builder.build.posts import file_stamp
 from site_builder.build.state import IMAGE_CACHE, KeptEnv
-from site_builder.errors import SiteError
+from site_builder.errors import SiteError, SiteWarning
 from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_outputs
 from site_builder.models import ImageUse, Rendered
+from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
 from site_builder.write import OutputWriter, make_env, ui_strings, write_pages, write_static
 
@@ -100,8 +100,12 @@ def publish_images(
     it = iter(results)
     for job, info in zip(todo, infos, strict=True):
         result = next(it) if info is not None else ImageError("changed while the site was building; build again")
-        if isinstance(result, ImageError):
-            raise SiteError(f"image {os.path.basename(job.use.source)}: {result}", job.use.rel, job.use.line)
+        if isinstance(result, ImageError):  # the page keeps its alt text; the build goes on
+            name = os.path.basename(job.use.source)
+            ctx.warnings.append(SiteWarning(f"image {name}: {result}, not published", job.use.rel, job.use.line))
+            for rel, _ in job.wanted:
+                writer.drop(rel)
+            continue
         for rel, width in job.wanted:
             writer.copy_file(rel, result.original if width is None else result.variants[width])
     return len(todo)
@@ -111,7 +115,7 @@ def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: di
     uses: dict[str, ImageUse] = {}
     for r in rendered:
         for use in r.images:
-            if use.out not in claimed:
+            if use.out and use.out not in claimed:  # no `out`: an image the page could not show, only watched
                 uses.setdefault(use.out, use)
     todo = []
     for use in uses.values():

@@ -6,8 +6,18 @@ import argparse
 import gc
 from pathlib import Path
 
-from site_builder.commands.common import Subparsers, count, err, exec_arguments, exec_options, site_root
-from site_builder.errors import sorted_warnings
+from site_builder.commands.common import (
+    Subparsers,
+    count,
+    err,
+    exec_arguments,
+    exec_options,
+    include,
+    include_arguments,
+    left_out,
+    site_root,
+)
+from site_builder.errors import SiteError, problem_count, sorted_warnings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
         exec_options=exec_options(args),
         keep_going=args.keep_going,
         strict=args.strict,
+        include=include(args),
+        base_url=args.base_url,
     )
     for warning in sorted_warnings(result.warnings):
         err(f"warning: {warning}")
@@ -32,20 +44,23 @@ def run(args: argparse.Namespace) -> int:
         if not post_run.ok:
             for line in failure_lines(post_run):
                 err(line)
+    failed = sum(len(r.failures) for r in result.runs.values())
     if result.runs:
         blocks = sum(r.count("passed") for r in result.runs.values())
-        failed = sum(len(r.failures) for r in result.runs.values())
         print(
             f"ran code in {len(result.runs)} posts: {blocks} blocks passed, {failed} failed"
             + (" (shown in the pages: --keep-going)" if failed else "")
         )
+    if skipped := left_out(result.drafts_left_out, result.future_left_out):
+        print(skipped)
     written = result.files_changed - result.files_removed
+    problems = problem_count([SiteError("code failed")] * failed, sorted_warnings(result.warnings))
     print(
         f"built {count(result.posts, 'post')} into {result.output} in {result.seconds:.2f}s: "
         f"{result.fragments_rendered} rendered, {count(result.pages_rendered, 'page')} rendered, "
         f"{count(written, 'file')} written, {result.files_removed} removed ({result.pages} files in all)"
         + (f", {count(result.images, 'image')} processed" if result.images else "")
-        + (f", {count(len(sorted_warnings(result.warnings)), 'warning')}" if result.warnings else "")
+        + (f", {problems}" if problems else "")
     )
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
@@ -67,5 +82,9 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument(
         "--strict", action="store_true", help="treat warnings as errors: fail without touching the output (for CI)"
     )
+    p.add_argument(
+        "--base-url", metavar="URL", help="build for this address instead of site.yml's url (a preview, a mirror)"
+    )
+    include_arguments(p)
     exec_arguments(p)
     p.set_defaults(func=run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from site_builder.commands.common import Subparsers, exec_arguments, exec_options, site_root
+from site_builder.commands.common import Subparsers, count, err, exec_arguments, exec_options, site_root
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,8 +22,11 @@ def run(args: argparse.Namespace) -> int:
             print(line)
     if args.json:
         write_json(report, Path(args.json))
-    print(f"{report.total('passed')} passed, {report.failed} failed")
-    return 1 if report.failed else 0
+    for warning in report.warnings:
+        err(f"{'error' if args.strict else 'warning'}: {warning}")
+    problems = f", {count(len(report.warnings), 'warning')}" if report.warnings else ""
+    print(f"{report.total('passed')} passed, {report.failed} failed{problems}")
+    return 1 if report.failed or (args.strict and report.warnings) else 0
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -35,5 +38,6 @@ def add_parser(sub: Subparsers) -> None:
     )
     p.add_argument("--source", default=".", help="site root (default: .)")
     p.add_argument("--json", metavar="FILE", help="also write a per-post report as JSON")
+    p.add_argument("--strict", action="store_true", help="treat warnings (unknown keys, fence options) as errors")
     exec_arguments(p)
     p.set_defaults(func=run)

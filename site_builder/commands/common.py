@@ -11,6 +11,7 @@ from site_builder.errors import SiteError
 
 if TYPE_CHECKING:
     from site_builder.execute.options import ExecOptions
+    from site_builder.load import Include
 
 Subparsers = Any  # argparse's _SubParsersAction, which typeshed marks private
 
@@ -50,3 +51,23 @@ def exec_options(args: argparse.Namespace) -> ExecOptions:
     from site_builder.execute.options import ExecOptions
 
     return ExecOptions(rerun=args.rerun, executor=args.executor, ray_address=args.ray_address, progress=err)
+
+
+def include_arguments(p: argparse.ArgumentParser) -> None:
+    """--drafts and --future, as Hugo's --buildDrafts and --buildFuture."""
+    p.add_argument("-D", "--drafts", action="store_true", help="also build posts with draft: true")
+    p.add_argument("-F", "--future", action="store_true", help="also build posts dated in the future")
+
+
+def include(args: argparse.Namespace) -> Include:
+    from site_builder.load import Include
+
+    return Include(drafts=args.drafts, future=args.future)
+
+
+def left_out(drafts: int, future: int) -> str:
+    """`left out: 1 draft (--drafts), 2 posts dated in the future (--future)`, or "" when none was."""
+    parts = [f"{count(drafts, 'draft')} (--drafts)"] if drafts else []
+    if future:
+        parts.append(f"{count(future, 'post')} dated in the future (--future)")
+    return "left out: " + ", ".join(parts) if parts else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from site_builder.commands.common import Subparsers, site_root
+from site_builder.commands.common import Subparsers, include, include_arguments, site_root
 from site_builder.errors import SiteError
 
 
@@ -13,7 +13,14 @@ def run(args: argparse.Namespace) -> int:
 
     root = site_root(args.source, "build")
     try:
-        return serve(root, host=args.host, port=args.port, open_browser=args.open, log=lambda m: print(m, flush=True))
+        return serve(
+            root,
+            host=args.host,
+            port=args.port,
+            open_browser=args.open,
+            log=lambda m: print(m, flush=True),
+            include=include(args),
+        )
     except OSError as exc:
         raise SiteError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
 
@@ -29,4 +36,5 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
     p.add_argument("--open", action="store_true", help="open the site in the default browser")
+    include_arguments(p)
     p.set_defaults(func=run)

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -89,6 +90,11 @@ class SiteConfig:
         return self.url.rstrip("/")
 
     @property
+    def base_path(self) -> str:
+        """The path the site is served under (`/blog` for `https://user.github.io/blog/`), "" at a domain's root."""
+        return urlsplit(self.url).path.rstrip("/")
+
+    @property
     def theme_dir(self) -> Path:
         return self.root / "themes" / self.theme
 
@@ -112,9 +118,18 @@ def read_yaml_file(path: Path, rel: str) -> tuple[Any, str]:
         raise SiteError(f"invalid YAML: {problem}", rel, yaml_error_line(exc, text)) from None
 
 
-def load_config(root: Path) -> SiteConfig:
+def load_config(root: Path, url: str | None = None) -> SiteConfig:
     """Read `root/site.yml`; a missing file gives the defaults. Errors name `site.yml` relative to the root;
-    unknown keys are warnings (`cfg.warnings`)."""
+    unknown keys are warnings (`cfg.warnings`). `url` (`build --base-url`) replaces the file's `url`."""
+    cfg = _read_config(root)
+    if url is not None:
+        if not re.match(r"https?://[^/\s]+", url):
+            raise SiteError(f"--base-url must be an absolute http(s) address such as https://example.org/, got {url!r}")
+        cfg.url = url
+    return cfg
+
+
+def _read_config(root: Path) -> SiteConfig:
     path = root / CONFIG_NAME
     cfg = SiteConfig(root=root)
     if not path.exists():

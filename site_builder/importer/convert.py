@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from site_builder.importer import bilingual, images, math, prepare
+from site_builder.importer import asides, bilingual, images, math, prepare
 from site_builder.importer.html2md import Doc
 
 
@@ -26,10 +26,12 @@ def html_to_markdown(html: str, base: str = "", warn: Callable[[str], None] | No
     prepare.convert_made_up_tags(doc)
     footnotes = prepare.convert_footnote_refs(doc)
     math.convert_text_math(doc)
+    asides.convert_distill_footnotes(doc)
     prepare.convert_tabs(doc)
     images.convert_galleries(doc)
     images.convert_lightbox_groups(doc)
     images.convert_figures(doc)
+    asides.convert_details(doc)
     prepare.convert_interactive(doc)
     bilingual.convert_bilingual(doc)
     prepare.convert_footnote_defs(doc, footnotes)

@@ -41,6 +41,7 @@ class Entry:
     lang: str | None  # xml:lang written on the entry or its content
     line: int | None = None  # line of the entry in the feed file, when known
     slug_hint: str = ""  # e.g. WordPress post_name
+    zero_date: str = ""  # the published date as written when it was empty or zero (0000-00-00)
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Feed:
     entries: list[Entry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # informational, not problems
+    updated: datetime | None = None  # the feed's own date: the fallback for an entry without any
 
 
 @dataclass
@@ -107,8 +109,16 @@ def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
     return entries, feed_lang[0]
 
 
+def _zero_date(raw: str | None) -> bool:
+    """`0000-00-00`, `0001-01-01`, `Mon, 30 Nov -0001`: an empty date as WordPress and others write it (the
+    email parser would read the year 0001 as 2001)."""
+    return bool(raw) and re.search(r"^\s*-?000[01]-|\s-?000[01]\s", raw or "") is not None  # ISO, RFC 822
+
+
 def _parse_date(raw: str | None, parsed: Any) -> datetime | None:
-    """A timezone-aware datetime keeping the feed's own offset when it wrote one."""
+    """A timezone-aware datetime keeping the feed's own offset when it wrote one; None for a zero date."""
+    if _zero_date(raw):
+        return None
     if raw:
         text = raw.strip()
         try:
@@ -226,6 +236,7 @@ def read_feed(path: Path) -> Feed:
         link=meta.get("link", "") or "",
         lang=scanned_lang or meta.get("language") or None,
         warnings=warnings,
+        updated=_parse_date(dict.get(meta, "updated"), dict.get(meta, "updated_parsed")),
     )
     wxr = _is_wxr(parsed)
     dropped: dict[str, int] = {}
@@ -277,4 +288,5 @@ def _entry(e: Any, i: int, scan: Any, feed_link: str, wxr: bool) -> Entry:
         lang=scan.lang if scan is not None else None,
         line=scan.line if scan is not None else None,
         slug_hint=e.get("wp_post_name", "") if wxr else "",
+        zero_date=str(e.get("published") or "") if _zero_date(e.get("published")) else "",
     )

@@ -108,6 +108,11 @@ class Doc:
         self.inlines.append(markdown)
         return tag
 
+    def add_footnote(self, label: str, text: str) -> None:
+        """A footnote definition `[^label]: text`, its later lines indented under it."""
+        lines = text.split("\n")
+        self.footnotes.append((label, "\n".join([lines[0]] + [("    " + line) if line else "" for line in lines[1:]])))
+
     def fragment(self, el: Tag) -> str:
         """Markdown for the children of `el` (which may be detached from the tree)."""
         wrapper = self.soup.new_tag("div")

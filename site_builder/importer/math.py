@@ -52,7 +52,9 @@ def convert_mathml(doc: Doc) -> None:
             math.replace_with(math_tag(doc, tex, display))
 
 
-_DELIMS = re.compile(r"\\\(|\\\[|\$\$|(?<!\\)\$")
+_DELIMS = re.compile(r"\\\(|\\\[|\$\$|(?<!\\)\$|\\begin\{|\\(?:eq)?ref\{")
+_ENV = re.compile(r"\\begin\{((?:equation|align|alignat|gather|multline|eqnarray|flalign)\*?)\}")
+_REF = re.compile(r"\\(?:eq)?ref\{[^{}\s]*\}")
 
 
 def _find_math(text: str) -> Iterator[tuple[int, int, str, bool]]:
@@ -64,7 +66,14 @@ def _find_math(text: str) -> Iterator[tuple[int, int, str, bool]]:
             return
         d = m.group()
         start = m.start()
-        if d in ("\\(", "\\["):
+        if d.startswith(("\\begin", "\\ref", "\\eqref")):  # LaTeX written straight into the text, as MathJax reads it
+            bare = _bare_latex(text, start)
+            if bare is None:
+                pos = m.end()
+                continue
+            yield bare
+            pos = bare[1]
+        elif d in ("\\(", "\\["):
             close = "\\)" if d == "\\(" else "\\]"
             end = text.find(close, m.end())
             if end < 0:
@@ -108,6 +117,20 @@ def _find_math(text: str) -> Iterator[tuple[int, int, str, bool]]:
             pos = found + 1
 
 
+def _bare_latex(text: str, start: int) -> tuple[int, int, str, bool] | None:
+    """A numbered environment (`\\begin{align}..\\end{align}`: display math) or a reference (`\\eqref{x}`:
+    inline math) starting at `start`, outside any delimiters; None for anything else."""
+    env = _ENV.match(text, start)
+    if env is not None:
+        close = text.find(f"\\end{{{env[1]}}}", env.end())
+        if close < 0:
+            return None
+        end = close + len(f"\\end{{{env[1]}}}")
+        return start, end, text[start:end], True
+    ref = _REF.match(text, start)
+    return (start, ref.end(), ref.group(), False) if ref is not None else None
+
+
 def convert_text_math(doc: Doc) -> None:
     """`\\(..\\)`, `$..$` -> inline math; `\\[..\\]`, `$$..$$` -> display math blocks."""
     for node in list(doc.soup.find_all(string=True)):
@@ -116,7 +139,13 @@ def convert_text_math(doc: Doc) -> None:
         if any(p.name in CODE_SKIP for p in node.parents if isinstance(p, Tag)):
             continue
         text = str(node)
-        if "\\(" not in text and "\\[" not in text and "$" not in text:
+        if (
+            "\\(" not in text
+            and "\\[" not in text
+            and "$" not in text
+            and "\\begin{" not in text
+            and "ref{" not in text
+        ):
             continue
         pieces: list[Any] = []
         pos = 0

@@ -128,7 +128,22 @@ def _code_lang(*els: Tag | None) -> str:
                 return lang[7:] if lang.startswith("source-") else lang  # GitHub's highlight-source-python
         if el.name == "pre" and attr(el, "lang"):
             return attr(el, "lang")
+        if el.name in ("code", "pre"):  # Octopress and bare Pygments: <code class='python'>
+            known = [cls for cls in _classes(el) if cls.lower() not in _NO_LANG and _is_lexer(cls)]
+            if known:
+                return known[0]
     return ""
+
+
+def _is_lexer(name: str) -> bool:
+    from pygments.lexers import find_lexer_class_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        find_lexer_class_by_name(name.lower())
+    except ClassNotFound:
+        return False
+    return True
 
 
 def _is_code_wrapper(el: Tag) -> bool:
@@ -252,10 +267,7 @@ def convert_footnote_defs(doc: Doc, found: list[tuple[Tag, list[tuple[Tag, str]]
                     if isinstance(prev, NavigableString):
                         prev.replace_with(str(prev).rstrip(" \t\n\u00a0"))
                     a.decompose()
-            text = doc.fragment(li.extract())
-            lines = text.split("\n")
-            body = "\n".join([lines[0]] + [("    " + line) if line else "" for line in lines[1:]])
-            doc.footnotes.append((label, body))
+            doc.add_footnote(label, doc.fragment(li.extract()))
         prev = container.find_previous_sibling()
         if prev is not None and prev.name == "hr" and _next_tag(prev) is container:
             prev.decompose()

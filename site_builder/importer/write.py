@@ -139,6 +139,20 @@ def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dic
     return meta
 
 
+def _fill_date(entry: Entry, feed: Feed, today: datetime) -> list[str]:
+    """An entry without a (non-zero) published date gets its updated date, else the feed's, else today's."""
+    if entry.zero_date and entry.updated is not None:
+        entry.published = entry.updated
+        return [f"date {entry.zero_date!r} is empty; used its updated date"]
+    if entry.updated is not None:
+        return []
+    if feed.updated is not None:
+        entry.published = feed.updated
+        return ["no date in the entry; used the feed's updated date"]
+    entry.published = today
+    return ["no date in the feed; used today's date, please correct it"]
+
+
 def render_post_file(meta: dict[str, Any], body: str) -> str:
     head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000)
     return f"---\n{head}---\n\n{body}" if body else f"---\n{head}---\n"
@@ -168,7 +182,7 @@ def import_feed(feed_path: Path, into: Path, force: bool = False, log: Callable[
         raise SiteError("import target is not a directory", into)
 
     taken: set[str] = set()
-    fallback_date = None
+    today = datetime.now(timezone.utc).replace(microsecond=0)
     for entry in feed.entries:
         where = f"{feed_path}:{entry.line}" if entry.line else str(feed_path)
         label = f"entry {entry.index} ({entry.title!r})" if entry.title else f"entry {entry.index}"
@@ -193,11 +207,9 @@ def import_feed(feed_path: Path, into: Path, force: bool = False, log: Callable[
             warn(f"{where}: {label} -> {path.name}: the entry has no text; wrote a post with an empty body")
         if not entry.title:
             warn(f"{where}: {label} -> {path.name}: no title in the feed; wrote 'Untitled'")
-        if not (entry.published or entry.updated):
-            if fallback_date is None:
-                fallback_date = datetime.now(timezone.utc).replace(microsecond=0)
-            entry.published = fallback_date
-            warn(f"{where}: {label} -> {path.name}: no date in the feed; used today's date, please correct it")
+        if not entry.published:
+            for msg in _fill_date(entry, feed, today):
+                warn(f"{where}: {label} -> {path.name}: {msg}")
         text = re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1", " ", body)  # language of the prose, not the code
         summary = _shorten(plain_text(entry.summary_html)) if entry.summary_html else ""
         meta = _front_matter(entry, text, feed, summary)

@@ -12,12 +12,14 @@ import webbrowser
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from site_builder.build import BuildResult, BuildState
 from site_builder.build.context import Log
 from site_builder.build.incremental import rebuild, warm_up
 from site_builder.config import load_config
-from site_builder.errors import ExecutionFailed, SiteError, SiteWarning, sorted_warnings
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning, sorted_warnings
+from site_builder.load import Include
 from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.watch import Watcher
 from site_builder.util.files import atomic_write
@@ -42,6 +44,8 @@ class DevSite:
     )  # files changed since the last build that succeeded (None: unknown)
     interrupt: threading.Event = field(default_factory=threading.Event)  # set by the watcher: a newer change is coming
     warned: set[SiteWarning] = field(default_factory=set)  # the last build's warnings, printed then
+    include: Include = field(default_factory=Include)  # --drafts, --future
+    base_url: str | None = None  # a site under a path is previewed at the server's root
 
     def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
         """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong.
@@ -73,7 +77,9 @@ class DevSite:
 
             try:
                 changed_now = None if self.pending is None else sorted(self.pending)
-                result = rebuild(self.root, self.output, self.state, changed_now, pages_ready, self.log)
+                result = rebuild(
+                    self.root, self.output, self.state, changed_now, pages_ready, self.log, self.include, self.base_url
+                )
             except ExecutionFailed as exc:
                 self._error(exc.lines[0], "\n".join(exc.lines), exc)
                 return None
@@ -159,9 +165,24 @@ class DevSite:
 
     def _error(self, line: str, text: str, exc: SiteError) -> None:
         self.last_error = line
-        self.log(f"error: {text}")
+        if isinstance(exc, SiteErrors):  # every problem, sorted, then how many
+            for shown in exc.lines():
+                self.log(shown)
+        else:
+            self.log(f"error: {text}")
         message = text if isinstance(exc, ExecutionFailed) else exc.message
         self.events.send({"type": "error", "file": str(exc.file or ""), "line": exc.line, "message": message})
+
+
+def _at_root(root: Path) -> str | None:
+    """For a site served under a path (`url: https://user.github.io/blog/`), its url without the path: the dev
+    server serves the preview at its root. None otherwise (or when site.yml cannot be read: the build says why)."""
+    try:
+        url = load_config(root).url
+    except SiteError:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/" if parts.path.strip("/") else None
 
 
 def serve(
@@ -172,6 +193,7 @@ def serve(
     log: Log = print,
     ready: threading.Event | None = None,
     stop: threading.Event | None = None,
+    include: Include | None = None,
 ) -> int:
     """Build once, serve, watch and rebuild until Ctrl-C, SIGTERM or SIGHUP (or `stop`); then remove everything it
     made, the temporary output included, whatever moment the signal came."""
@@ -181,7 +203,7 @@ def serve(
     previous = _stop_on_signals()
     parts = _Running()
     try:
-        site = DevSite(root, workdir / "site", log=log)
+        site = DevSite(root, workdir / "site", log=log, include=include or Include(), base_url=_at_root(root))
         first = site.rebuild()
         if first is not None:
             log(f"built {first.posts} posts in {first.seconds:.2f}s")

@@ -41,3 +41,12 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Replace `path` with `data` in one step (see `atomic_file`)."""
     with atomic_file(path) as fh:
         fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """(st_mtime_ns, st_size) of a file, None when it cannot be read: what says a file changed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)

@@ -8,6 +8,7 @@ from typing import Any
 
 from site_builder import __version__
 from site_builder.config import SiteConfig
+from site_builder.util.urls import rebase
 
 GENERATOR_URI = "https://pypi.org/project/site-builder/"
 # Not xml.sax.saxutils: importing it loads urllib.request and the HTTP client (~20 ms of every build).
@@ -86,7 +87,7 @@ def _entry(config: SiteConfig, view: Any, lang: str) -> str:
         f"<published>{iso_date(post.date)}</published>",
         f"<updated>{iso_date(post.updated)}</updated>",
         f"<id>{escape(post.id)}</id>",
-        f'<content type="html" xml:base={quoteattr(link)}>{escape(view.html)}</content>',
+        f'<content type="html" xml:base={quoteattr(link)}>{escape(rebase(view.html, config.base_path))}</content>',
         f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>",
     ]
     out += [f"<category term={quoteattr(tag)}/>" for tag in post.tags]

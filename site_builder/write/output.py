@@ -100,6 +100,12 @@ class OutputWriter:
         """Record that this build produces `rel` but leaves it as the previous build wrote it, for `write_late`."""
         self._claim(rel, self.previous.get(rel, ""))
 
+    def drop(self, rel: str) -> None:
+        """This build does not produce `rel` after all (an image that could not be processed)."""
+        self.keys.pop(rel, None)
+        if rel in self.staged:
+            self.staged.remove(rel)
+
     def _claim(self, rel: str, key: str) -> str | None:
         """Record `rel` as this build's with `key`; returns the previous build's key for it."""
         previous = self.previous.get(rel)

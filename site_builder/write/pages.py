@@ -8,10 +8,12 @@ from typing import Any
 
 import jinja2
 
+from site_builder.config import SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map, fork_start, worker_count
+from site_builder.util.urls import rebase
 from site_builder.write.output import OutputWriter
 from site_builder.write.templates import TemplateRefs, Theme, template_digests, template_error
 
@@ -19,6 +21,7 @@ PAGES_PER_WORKER = 150  # fewer pages than this per core: one process renders th
 
 
 def write_pages(
+    # long: the page renderer is a closure over this build's templates and `once` memo, forked as one
     writer: OutputWriter,
     env: jinja2.Environment,
     theme: Theme,
@@ -30,7 +33,7 @@ def write_pages(
 
     `files` are other outputs (path, produce), staged by workers of their own while the pages are rendered:
     `produce()` returns (the file's text, a result for the caller). Returns how many pages were rendered and the
-    results of `files`, in order.
+    results of `files`, in order. `known`: what each template names, kept by a long-running caller.
     """
     digests = template_digests(env, theme, {page.template for page in pages}, known)
     todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
@@ -51,10 +54,12 @@ def write_pages(
             html = done[key] = macro(item)  # Markup: str() would make it escaped text
         return html
 
+    base_path = _base_path(env)
+
     def render_chunk(chunk: Sequence[Page]) -> list[int]:
         for page in chunk:
             try:
-                data = templates[page.template].render(**page.context, once=once)
+                data = rebase(templates[page.template].render(**page.context, once=once), base_path)
             except jinja2.TemplateError as exc:
                 raise template_error(exc, theme) from None
             except Exception as exc:  # a bad theme must not produce a traceback
@@ -77,3 +82,9 @@ def write_pages(
             job.cancel()
         raise
     return len(todo), results
+
+
+def _base_path(env: jinja2.Environment) -> str:
+    """The path a site under a path is served under (its links are moved under it), "" at a domain's root."""
+    site = env.globals.get("site")
+    return site.base_path if isinstance(site, SiteConfig) else ""

@@ -1,0 +1,121 @@
+"""Math: every formula of a post to MathML Core by math-core (no script in the page), after a small pre-pass
+for what real blogs write and math-core does not read; a formula it cannot render is a warning, not an error."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from html import escape
+from typing import Any
+
+from markdown_it.token import Token
+from math_core import LatexError, LatexToMathML
+
+from site_builder.errors import SiteWarning
+
+_MATH_TOKENS = ("math_inline", "math_inline_double", "math_block", "math_block_label")
+_MATH_ERROR = re.compile(r"input(\d+):\d+: (.*)", re.S)
+
+
+@cache
+def _math_converter() -> LatexToMathML:
+    """math-core's converter (MathML Core, which browsers render without scripts), TeX kept as an annotation."""
+    return LatexToMathML(annotation=True, fancy_error=False, allow_unreliable_rendering=True)  # \\widetilde, ...
+
+
+def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
+    """MathML for every formula of a post at once, in `env["math"]` by token: equations are numbered through
+    the post (as MathJax numbers AMS environments) and `\\eqref` may point forward. A formula math-core cannot
+    render is shown as its TeX in a marked box, with the reason, and is a warning (`env["warnings"]`)."""
+    found = [t for tok in tokens for t in (tok.children or (tok,)) if t.type in _MATH_TOKENS]
+    if not found:
+        return
+    failed: dict[int, str] = {}  # index in `found` -> why math-core refused it
+    while True:
+        todo = [i for i in range(len(found)) if i not in failed]
+        try:
+            mathml = _math_converter().convert_all(
+                [(prepare_tex(found[i].content.strip()), found[i].type != "math_inline") for i in todo]
+            )
+            break
+        except LatexError as exc:
+            match = _MATH_ERROR.match(str(exc))
+            if match is None:  # not said which: none of them can be trusted
+                failed.update(dict.fromkeys(todo, str(exc).strip()))
+                mathml = []
+                break
+            failed[todo[int(match[1])]] = match[2].strip()
+    html = dict(zip((id(found[i]) for i in todo), mathml, strict=True))
+    warnings = env.setdefault("warnings", [])
+    for i, reason in sorted(failed.items()):
+        tok, tex = found[i], found[i].content.strip()
+        html[id(tok)] = (
+            f'<span class="math-error" role="note"><code>{escape(tex)}</code>'
+            f'<span class="math-error-reason">not rendered: {escape(reason)}</span></span>'
+        )
+        warnings.append(SiteWarning(f"cannot render math ${tex}$: {reason}", env.get("rel"), math_line(env, tok)))
+    env["math"] = html
+    env["math_count"] = len(found) - len(failed)
+
+
+def math_line(env: dict[str, Any], token: Token) -> int | None:
+    """The line of a formula's token in the post file."""
+    if not token.map:
+        line: int | None = env.get("_line")
+        return line
+    return int(env.get("line_offset", 1)) + token.map[0]
+
+
+_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|textsf|texttt|mbox)\s*\{")
+_REF = re.compile(r"\\(label|eqref|ref)\s*\{([^{}]*)\}")
+
+
+def prepare_tex(tex: str) -> str:
+    """What real blogs write that math-core does not read, in the TeX it does (MathJax reads both alike):
+    `$..$` inside `\\text{}` (math in text mode) is closed and reopened around the math; labels and references
+    keep only characters math-core accepts (`eq:one_two` -> `eq:one-two`, the same in both); `\\ref` is
+    shown as `\\eqref` (the number, in parentheses)."""
+    if "$" in tex and "\\" in tex:
+        tex = _math_in_text(tex)
+    if "\\label" in tex or "ref" in tex:
+        tex = _REF.sub(_clean_ref, tex)
+    return tex
+
+
+def _clean_ref(m: re.Match[str]) -> str:
+    command = "eqref" if m[1] == "ref" else m[1]
+    return f"\\{command}{{{re.sub(r'[^A-Za-z0-9 :.+/-]', '-', m[2])}}}"
+
+
+def _math_in_text(tex: str) -> str:
+    out, pos = [], 0
+    for m in _TEXT.finditer(tex):
+        if m.start() < pos:
+            continue
+        end = _closing_brace(tex, m.end())
+        if end is None:
+            break
+        body = tex[m.end() : end]
+        parts = re.split(r"(?<!\\)\$", body)
+        if len(parts) > 1 and len(parts) % 2 == 1:  # text, math, text, ...: every `$` has its pair
+            command = m.group().rstrip("{").rstrip()
+            pieces = [f"{command}{{{p}}}" if i % 2 == 0 else f"{{{p}}}" for i, p in enumerate(parts)]
+            out.append(tex[pos : m.start()] + "".join(p for p in pieces if p != f"{command}{{}}"))
+            pos = end + 1
+    return "".join(out) + tex[pos:]
+
+
+def _closing_brace(tex: str, start: int) -> int | None:
+    """The index of the `}` that closes the group opened just before `start`."""
+    depth = 1
+    i = start
+    while i < len(tex):
+        ch = tex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0:
+            return i
+        i += 1
+    return None

@@ -1,0 +1,23 @@
+"""A site served under a path (`url: https://user.github.io/blog/`): its root-absolute links moved under it."""
+
+from __future__ import annotations
+
+import re
+
+# href="/x", src='/x', ...: a link to a path of this site (not "//host/x", which is another host)
+_LINK = re.compile(r"""(\s(?:href|src|action|poster|data-src)=["'])/(?!/)""")
+_SRCSET = re.compile(r"""(\s(?:srcset|data-srcset)=)(["'])([^"']*)\2""")
+
+
+def rebase(html: str, prefix: str) -> str:
+    """`html` with every link to a site path (`/blog/x/`, `/css/site.css`, srcset entries) under `prefix`
+    (`/blog`, no trailing slash); unchanged when `prefix` is empty, so a site at a domain's root is as it was."""
+    if not prefix:
+        return html
+    html = _LINK.sub(lambda m: m[1] + prefix + "/", html)
+    return _SRCSET.sub(lambda m: m[1] + m[2] + _rebase_srcset(m[3], prefix) + m[2], html)
+
+
+def _rebase_srcset(value: str, prefix: str) -> str:
+    entries = [entry.strip() for entry in value.split(",")]
+    return ", ".join(prefix + e if e.startswith("/") and not e.startswith("//") else e for e in entries)
