@@ -21,6 +21,13 @@ $(BROWSER): $(STAMP)
 	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver fonts-noto-cjk >/dev/null)
 	touch $(BROWSER)
 
+# axe-core, for the accessibility test (tests/test_accessibility.py), from npm
+AXE := $(VENV)/axe/node_modules/axe-core/axe.min.js
+$(AXE): $(STAMP)
+	mkdir -p $(VENV)/axe
+	npm install --prefix $(VENV)/axe --silent --no-audit --no-fund axe-core@4
+	test -f $(AXE)
+
 setup: $(STAMP)
 
 build: $(STAMP)
@@ -31,7 +38,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check site_builder tests bench
 	$(VENV)/bin/mypy
 
-test: $(STAMP) $(BROWSER) lint
+test: $(STAMP) $(BROWSER) $(AXE) lint
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -82,3 +82,28 @@ def test_an_rss_zero_pubdate_is_not_read_as_2000_and_falls_back_to_the_feed_date
     assert "date: '2019-03-05T10:00:00+00:00'" in text, text
     assert "no date in the entry; used the feed's updated date" in proc.stderr
     assert "2000-" not in text and "2001-" not in text
+
+
+CHROMA_TABLE = (
+    '<div class="highlight"><div class="chroma"><table class="lntable"><tr><td class="lntd">'
+    '<pre tabindex="0" class="chroma"><code><span class="lnt">1\n</span><span class="lnt">2\n</span></code></pre></td>'
+    '<td class="lntd"><pre tabindex="0" class="chroma"><code class="language-python" data-lang="python">'
+    '<span class="line"><span class="cl">import os\n</span></span><span class="line"><span class="cl">print(1)\n'
+    "</span></span></code></pre></td></tr></table></div></div>"
+)
+PYGMENTS_TABLE = (
+    '<table class="highlighttable"><tr><td class="linenos"><div class="linenodiv"><pre>1\n2</pre></div></td>'
+    '<td class="code"><div class="highlight"><pre><span></span><span class="kn">import</span> os\n'
+    '<span class="nb">print</span>(1)\n</pre></div></td></tr></table>'
+)
+
+
+@pytest.mark.parametrize(
+    "html,fence",
+    [(CHROMA_TABLE, "```python\n"), (PYGMENTS_TABLE, "```\n")],
+    ids=["hugo-chroma-line-numbers", "pelican-pygments-line-numbers"],
+)
+def test_code_with_a_line_number_table_is_one_fence_without_the_numbers(html, fence):
+    from site_builder.importer.convert import html_to_markdown
+
+    assert html_to_markdown(html) == f"{fence}import os\nprint(1)\n```\n"

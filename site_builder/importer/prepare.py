@@ -24,7 +24,7 @@ _URL_ATTRS = {
     "track": ["src"],
     "link": ["href"],
 }
-_NO_LANG = {"plaintext", "plain", "none", "nohighlight", "no-highlight", "highlight", "highlighter-rouge"}
+_NO_LANG = {"plaintext", "plain", "none", "nohighlight", "no-highlight", "highlight", "highlighter-rouge", "table"}
 _LANG_CLASS = re.compile(r"^(?:language|lang|highlight|brush)[-:]?(?P<lang>[\w+#.-]+)$")
 # Code "languages" a Jekyll theme renders in the browser into something else.
 _CLIENT_RENDERED = {
@@ -147,7 +147,7 @@ def _is_lexer(name: str) -> bool:
 
 
 def _is_code_wrapper(el: Tag) -> bool:
-    if el.name == "pre":
+    if el.name == "pre" or (el.name == "table" and "highlighttable" in _classes(el)):  # Pygments' line numbers
         return True
     if el.name in ("div", "figure") and el.find("pre") is not None:
         cls = _classes(el)
@@ -187,7 +187,8 @@ def convert_code_blocks(doc: Doc) -> None:
         pres = [
             p
             for p in ([el] if el.name == "pre" else el.find_all("pre"))
-            if not ({"lineno", "gutter"} & set(_classes(p))) and not p.find_parent(class_="gutter")
+            if not ({"lineno", "gutter"} & set(_classes(p)))
+            and not p.find_parent(class_=("gutter", "linenos", "linenodiv"))
         ]
         found = pres[-1] if pres else el.find("pre")
         pre = found if isinstance(found, Tag) else el

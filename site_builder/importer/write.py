@@ -15,6 +15,7 @@ from bs4 import BeautifulSoup
 
 from site_builder.errors import SiteError
 from site_builder.importer.convert import html_to_markdown
+from site_builder.importer.download import ImageDownloader
 from site_builder.importer.feed import Entry, Feed, read_feed
 from site_builder.importer.text import guess_lang
 from site_builder.load import slugify
@@ -153,6 +154,30 @@ def _fill_date(entry: Entry, feed: Feed, today: datetime) -> list[str]:
     return ["no date in the feed; used today's date, please correct it"]
 
 
+def _entry_notes(entry: Entry, body: str, feed: Feed, today: datetime) -> list[str]:
+    """What a person should look at in an imported post: a summary instead of the text, no text, title or date."""
+    notes = []
+    if entry.summary_only:
+        notes.append("the feed has only a summary of this post; the body is that summary, not the full text")
+    if not body.strip():
+        notes.append("the entry has no text; wrote a post with an empty body")
+    if not entry.title:
+        notes.append("no title in the feed; wrote 'Untitled'")
+    if not entry.published:
+        notes += _fill_date(entry, feed, today)
+    return notes
+
+
+def _downloader(feed: Feed, report: ImportReport) -> ImageDownloader | None:
+    """The downloader for the blog's own host: the feed's link, else its first absolute entry link."""
+    links = [feed.link, *(e.link for e in feed.entries)]
+    host = next((urlsplit(link).hostname for link in links if urlsplit(link).hostname), None)
+    if host is None:
+        report.warnings.append(f"{feed.path}: --download-images: the feed names no host; no image was downloaded")
+        return None
+    return ImageDownloader(host.lower())
+
+
 def render_post_file(meta: dict[str, Any], body: str) -> str:
     head = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000)
     return f"---\n{head}---\n\n{body}" if body else f"---\n{head}---\n"
@@ -163,11 +188,19 @@ def _write_atomic(path: Path, text: str) -> None:
     atomic_write(path, text)
 
 
-def import_feed(feed_path: Path, into: Path, force: bool = False, log: Callable[[str], None] = print) -> ImportReport:
-    """Write one Markdown post per feed entry into `into`; never overwrite without `force`."""
+def import_feed(
+    feed_path: Path,
+    into: Path,
+    force: bool = False,
+    log: Callable[[str], None] = print,
+    download_images: bool = False,
+) -> ImportReport:
+    """Write one Markdown post per feed entry into `into`; never overwrite without `force`. `download_images`:
+    the images on the blog's own host are saved next to each post (`into/<post>/`) and linked from there."""
     feed_path, into = Path(feed_path), Path(into)
     feed = read_feed(feed_path)
     report = ImportReport()
+    downloader = _downloader(feed, report) if download_images else None
 
     def warn(msg: str) -> None:
         report.warnings.append(msg)  # the caller shows these (the CLI prints them to stderr)
@@ -196,20 +229,11 @@ def import_feed(feed_path: Path, into: Path, force: bool = False, log: Callable[
             continue
         entry_msgs: list[str] = []
         body = html_to_markdown(entry.html, entry.base, entry_msgs.append)
-        for msg in entry_msgs:
+        if downloader is not None:
+            body, fetched = downloader.localize(body, path.parent / path.stem, path.stem)
+            entry_msgs += fetched
+        for msg in entry_msgs + _entry_notes(entry, body, feed, today):
             warn(f"{where}: {label} -> {path.name}: {msg}")
-        if entry.summary_only:
-            warn(
-                f"{where}: {label} -> {path.name}: the feed has only a summary of this post; "
-                "the body is that summary, not the full text"
-            )
-        if not body.strip():
-            warn(f"{where}: {label} -> {path.name}: the entry has no text; wrote a post with an empty body")
-        if not entry.title:
-            warn(f"{where}: {label} -> {path.name}: no title in the feed; wrote 'Untitled'")
-        if not entry.published:
-            for msg in _fill_date(entry, feed, today):
-                warn(f"{where}: {label} -> {path.name}: {msg}")
         text = re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1", " ", body)  # language of the prose, not the code
         summary = _shorten(plain_text(entry.summary_html)) if entry.summary_html else ""
         meta = _front_matter(entry, text, feed, summary)
