@@ -49,7 +49,7 @@ def reason_group(message: str) -> str:
 def main() -> None:
     feeds_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "corpus" / "feeds"
     sources: dict[str, list[str]] = {}
-    for feed in sorted(feeds_dir.rglob("*.xml")) + [ROOT.parent / "shared" / "seed" / "strawberry-fields.atom.xml"]:
+    for feed in [*sorted(feeds_dir.rglob("*.xml")), ROOT.parent / "shared" / "seed" / "strawberry-fields.atom.xml"]:
         if feed.exists():
             sources[feed.name] = feed_bodies(feed)
     sources["content/ (bundled site)"] = [p.body for p in load_posts(load_config(ROOT))]

@@ -7,7 +7,6 @@ import functools
 import http.server
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from helpers import REPO, chromium, make_site, run_cli, write_post
