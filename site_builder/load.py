@@ -189,12 +189,16 @@ def _rel(path: Path, root: Path) -> str:
 
 def find_post_files(cfg: SiteConfig) -> list[Path]:
     """Every `*.md` under the posts folder (not hidden, not `_draft`-style names), in path order."""
-    posts = cfg.root / cfg.posts_dir
+    return [Path(p) for p in find_post_names(cfg)]
+
+
+def find_post_names(cfg: SiteConfig) -> list[str]:
+    """`find_post_files` as path strings (a warm build looks them up by name and makes a Path only for a few)."""
     found = []
-    for folder, dirs, files in os.walk(posts):
+    for folder, dirs, files in os.walk(cfg.root / cfg.posts_dir):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found += [os.path.join(folder, f) for f in files if f.endswith(".md") and not f.startswith((".", "_"))]
-    return [Path(p) for p in sorted(found)]
+    return sorted(found)
 
 
 def is_post_path(path: Path, cfg: SiteConfig) -> bool:

@@ -247,3 +247,18 @@ def test_shift_jis_without_declaration_imports_with_a_warning(tmp_path):
     assert any("no date" in w for w in report.warnings)
     # chardet (a dependency) recognises the undeclared Shift_JIS, so the Japanese title survives
     assert "記事投稿が反映されない" in report.written[0].read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("feed", [*FEEDS, WXR], ids=lambda p: p.stem[:40])
+def test_every_real_feed_imports_and_builds_with_exit_0_and_no_error(feed, tmp_path):
+    """What a newcomer does first: `import` their feed into a new site, then `build`."""
+    from helpers import make_site, run_cli
+
+    root = make_site(tmp_path / "site", "title: Moved\nurl: https://moved.example.org\n")
+    imp = run_cli("import", str(feed), "--into", "content/posts", cwd=root)
+    assert imp.returncode == 0 and "Traceback" not in imp.stderr, imp.stderr
+    build = run_cli("build", "--source", str(root))
+    assert build.returncode == 0, build.stderr
+    assert "Traceback" not in build.stderr
+    assert not [line for line in build.stderr.splitlines() if line.startswith("error")], build.stderr
+    assert (root / "output/index.html").exists() and (root / "output/feed.xml").exists()

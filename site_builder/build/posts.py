@@ -16,7 +16,7 @@ from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
 from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning
 from site_builder.execute.options import ExecOptions
-from site_builder.load import find_post_files, load_post, select_posts
+from site_builder.load import find_post_names, load_post, select_posts
 from site_builder.models import ParsedPost, Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import RENDER_VERSION, FenceHook, exec_fence_hook, render_parsed
@@ -105,9 +105,9 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
 def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[ToRead]]:
     """The posts the state holds as they are on disk, and the files to read."""
     known: list[Loaded] = []
-    paths: list[Path] = []
+    names: list[str] = []
     if only is None:
-        paths = find_post_files(ctx.config)
+        names = find_post_names(ctx.config)
     else:
         for name, record in ctx.state.posts.items():
             if name in only:
@@ -115,23 +115,23 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
             if record.key in ctx.state.fragments:
                 known.append(Loaded(record.post, record.stamp, record.key, None))
             else:
-                paths.append(record.post.source)
-        paths += [Path(name) for name in sorted(only) if os.path.isfile(name)]
+                names.append(str(record.post.source))
+        names += [name for name in sorted(only) if os.path.isfile(name)]
     todo = []
-    for path in paths:
+    for name in names:
         try:
-            st = path.stat()
+            st = os.stat(name)
         except FileNotFoundError:
             if only is None:
                 raise
             continue  # deleted since the watcher saw it: the next event says so
         stamp = (st.st_mtime_ns, st.st_size)
-        hit = ctx.state.posts.get(str(path))
+        hit = ctx.state.posts.get(name)
         fragment = ctx.state.fragments.get(hit.key) if hit is not None and hit.stamp == stamp else None
         if hit is not None and fragment is not None and images_unchanged(fragment):
             known.append(Loaded(hit.post, stamp, hit.key, None))
         else:
-            todo.append(ToRead(path, stamp))
+            todo.append(ToRead(Path(name), stamp))
     return known, todo
 
 
