@@ -18,10 +18,10 @@ from helpers import REPO, chromium, make_site, wait_for, write_post
 
 
 class Server:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *extra: str):
         self.root = root
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
+            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0", *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -542,3 +542,30 @@ def test_bad_math_saved_while_serving_is_a_warning_and_a_box_in_the_page(server,
         if any("warning: content/posts/hello.md:" in line for line in server.lines):
             break
     assert any(re.match(r"warning: content/posts/hello\.md:\d+: cannot render math", line) for line in server.lines)
+
+
+def test_drafts_and_future_posts_are_served_only_when_asked_for(site):
+    write_post(site, "later.md", "title: Later\ndate: 2999-01-01", "From the future.\n")
+    write_post(site, "wip.md", "title: Wip\ndate: 2025-03-01\ndraft: true", "Not done.\n")
+    plain = Server(site)
+    try:
+        assert plain.raw_get("/blog/2999/later/")[0] == 404 and plain.raw_get("/blog/2025/wip/")[0] == 404
+    finally:
+        plain.stop()
+    both = Server(site, "--drafts", "--future")
+    try:
+        assert both.raw_get("/blog/2999/later/")[0] == 200 and both.raw_get("/blog/2025/wip/")[0] == 200
+    finally:
+        both.stop()
+
+
+def test_a_site_under_a_path_is_previewed_at_the_root(tmp_path):
+    root = make_site(tmp_path / "site", "title: Sub\nurl: https://example.org/blog/\n")
+    write_post(root, "hello.md", "title: Hello\ndate: 2025-01-02", "Hi.\n")
+    srv = Server(root)
+    try:
+        status, body = srv.raw_get("/blog/2025/hello/")
+        assert status == 200 and b'href="/css/site.css"' in body
+        assert srv.raw_get("/css/site.css")[0] == 200
+    finally:
+        srv.stop()
