@@ -69,12 +69,14 @@ def test_init_build_check_and_serve_from_an_empty_directory(installed: Path, tmp
     site = tmp_path / "blog"
     _run(installed / "site-builder", "init", site, "--lang", "en,zh", cwd=tmp_path, env=env)
     assert (site / ".github" / "workflows" / "site.yml").is_file()
-    _run(installed / "site-builder", "build", cwd=site, env=env)
+    workflow = (site / ".github" / "workflows" / "site.yml").read_text(encoding="utf-8")
+    assert "site-builder check --strict" in workflow and "site-builder build --strict" in workflow
+    _run(installed / "site-builder", "build", "--strict", cwd=site, env=env)  # as the starter workflow runs them
     page = (site / "output" / "blog").rglob("index.html")
     assert any("Hello, world" in p.read_text(encoding="utf-8") for p in page)
     assert (site / "output" / "css" / "site.css").is_file(), "the theme's static files come from the package"
     assert (site / "output" / "zh" / "index.html").is_file()
-    checked = _run(installed / "site-builder", "check", cwd=site, env=env)
+    checked = _run(installed / "site-builder", "check", "--strict", cwd=site, env=env)
     assert checked.strip().splitlines()[-1] == "2 passed, 0 failed"
     _serve_and_fetch(installed, site, env)
 
