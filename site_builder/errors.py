@@ -63,15 +63,15 @@ class SiteErrors(SiteError):
         found += [(_where(w), f"warning: {w}") for w in self.warnings]
         shown = [line for _, line in sorted(found)]
         if len(shown) > 1:
-            shown.append(f"error: stopped with {problem_count(self.errors, self.warnings)}")
+            shown.append(f"error: stopped with {problem_count(len(self.errors), len(self.warnings))}")
         return shown
 
 
-def problem_count(errors: list[SiteError], warnings: list[SiteWarning]) -> str:
-    """`3 errors, 12 warnings`: the end of every summary line."""
-    parts = [f"{len(errors)} error{'s' if len(errors) != 1 else ''}"] if errors else []
+def problem_count(errors: int, warnings: int) -> str:
+    """`3 errors, 12 warnings` (either left out when 0): the end of every summary line."""
+    parts = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
     if warnings:
-        parts.append(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''}")
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     return ", ".join(parts)
 
 

@@ -74,6 +74,7 @@ class Rendered:
     key: str = ""  # hash of the Markdown it was rendered from
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
+    unshown: list[Any] = field(default_factory=list)  # (path, stamp or None) of each local image it could not show
 
 
 @dataclass

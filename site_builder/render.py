@@ -181,11 +181,12 @@ class LocalImage:
 
 
 class BadImage(Exception):
-    """A local image the page cannot show: the message, and the file to watch (a fix re-renders the post)."""
+    """A local image the page cannot show: the message, and the file (when inside content/: fixing it renders the
+    post again)."""
 
-    def __init__(self, message: str, watch: ImageUse | None = None) -> None:
+    def __init__(self, message: str, path: Path | None = None) -> None:
         super().__init__(message)
-        self.message, self.watch = message, watch
+        self.message, self.path = message, path
 
 
 def _missing_image(tok: Token, alt: str, bad: BadImage, env: EnvType) -> str:
@@ -193,8 +194,8 @@ def _missing_image(tok: Token, alt: str, bad: BadImage, env: EnvType) -> str:
     env.setdefault("warnings", []).append(
         SiteWarning(f"{bad.message}, shown as its alt text", env.get("rel"), _line(env, tok))
     )
-    if bad.watch is not None:
-        env.setdefault("images", []).append(bad.watch)  # not published; a fixed file makes the post render again
+    if bad.path is not None:
+        env.setdefault("unshown", []).append((bad.path, file_stamp(bad.path)))
     note = (
         f'<span class="image-missing" role="note"><span class="image-missing-alt">{escape(alt) or "(no alt text)"}'
         f'</span><span class="image-missing-reason">not shown: {escape(bad.message)}</span></span>'
@@ -234,8 +235,7 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
         info = probe(path)
     except ImageError as exc:
         where = os.path.relpath(path, content.parent)
-        watch = ImageUse(path, file_stamp(path) or (), "", (), post.rel, line)
-        raise BadImage(f"image {src!r}: {exc} ({where})", watch) from None
+        raise BadImage(f"image {src!r}: {exc} ({where})", path) from None
     if inside_post is not None:
         base = post.permalink if post.permalink.endswith("/") else post.permalink.rsplit("/", 1)[0] + "/"
         out = base.lstrip("/") + inside_post.as_posix()
@@ -360,6 +360,7 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         toc=toc,
         images=env.get("images", []),
         warnings=env.get("warnings", []),
+        unshown=env.get("unshown", []),
     )
 
 

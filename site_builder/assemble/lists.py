@@ -24,12 +24,9 @@ from site_builder.config import SiteConfig
 from site_builder.models import Page
 
 
-def index(
-    views: list[PostView], shown: dict[str, str] | None = None
-) -> tuple[dict[str, list[PostView]], dict[int, list[PostView]]]:
+def index(views: list[PostView], shown: dict[str, str]) -> tuple[dict[str, list[PostView]], dict[int, list[PostView]]]:
     """The views by tag (tags in case-blind order; each spelling under the one `shown` maps it to) and by year
     (newest first)."""
-    shown = shown or {}
     tags: dict[str, list[PostView]] = defaultdict(list)
     years: dict[int, list[PostView]] = defaultdict(list)
     for view in views:

@@ -43,8 +43,8 @@ def assemble(
     }
     pages.append(Page("404.html", "404.html", context, key=page_key(site_key, "404")))
     _check_collisions(config, pages)
-    model = SiteModel(config, views, sites, pages, {p.context["post"].url: p for p in pages[: len(views)]})
-    model.warnings = spellings.warnings
+    post_pages = {p.context["post"].url: p for p in pages[: len(views)]}
+    model = SiteModel(config, views, sites, pages, post_pages, spellings.warnings)
     if memo is not None:
         memo.site_key, memo.views, memo.pages, memo.model = site_key, {id(v.post): v for v in views}, new_pages, model
     return model

@@ -188,12 +188,16 @@ def render_unless_cached(
     if done is not None and images_unchanged(done):
         return None
     rendered = render_parsed(parsed or parse_post(post, ctx.content_dir), hook)
-    if rendered.images:
-        key = content_key(key, *(f"{u.source}:{u.stamp}" for u in rendered.images))
+    if rendered.images or rendered.unshown:
+        stamps = [(u.source, u.stamp) for u in rendered.images] + rendered.unshown
+        key = content_key(key, *(f"{path}:{stamp}" for path, stamp in stamps))
     rendered.key = key
     return rendered
 
 
 def images_unchanged(rendered: Rendered) -> bool:
-    """A cached fragment holds its images' sizes: it stays valid while every image file is as it was."""
-    return all((file_stamp(use.source) or ()) == use.stamp for use in rendered.images)  # () for a missing one
+    """A cached fragment holds its images' sizes (or a note for those it could not show): it stays valid while
+    every image file is as it was."""
+    return all(file_stamp(use.source) == use.stamp for use in rendered.images) and all(
+        file_stamp(path) == stamp for path, stamp in rendered.unshown
+    )

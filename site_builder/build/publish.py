@@ -115,7 +115,7 @@ def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: di
     uses: dict[str, ImageUse] = {}
     for r in rendered:
         for use in r.images:
-            if use.out and use.out not in claimed:  # no `out`: an image the page could not show, only watched
+            if use.out not in claimed:
                 uses.setdefault(use.out, use)
     todo = []
     for use in uses.values():

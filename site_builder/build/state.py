@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
     from site_builder.write.templates import TemplateRefs
 
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
 

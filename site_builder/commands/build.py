@@ -17,7 +17,7 @@ from site_builder.commands.common import (
     left_out,
     site_root,
 )
-from site_builder.errors import SiteError, problem_count, sorted_warnings
+from site_builder.errors import problem_count, sorted_warnings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if skipped := left_out(result.drafts_left_out, result.future_left_out):
         print(skipped)
     written = result.files_changed - result.files_removed
-    problems = problem_count([SiteError("code failed")] * failed, sorted_warnings(result.warnings))
+    problems = problem_count(failed, len(sorted_warnings(result.warnings)))
     print(
         f"built {count(result.posts, 'post')} into {result.output} in {result.seconds:.2f}s: "
         f"{result.fragments_rendered} rendered, {count(result.pages_rendered, 'page')} rendered, "

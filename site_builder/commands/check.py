@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from site_builder.commands.common import Subparsers, count, err, exec_arguments, exec_options, site_root
+from site_builder.commands.common import Subparsers, err, exec_arguments, exec_options, site_root
+from site_builder.errors import problem_count
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
         write_json(report, Path(args.json))
     for warning in report.warnings:
         err(f"{'error' if args.strict else 'warning'}: {warning}")
-    problems = f", {count(len(report.warnings), 'warning')}" if report.warnings else ""
+    problems = f", {problem_count(0, len(report.warnings))}" if report.warnings else ""
     print(f"{report.total('passed')} passed, {report.failed} failed{problems}")
     return 1 if report.failed or (args.strict and report.warnings) else 0
 

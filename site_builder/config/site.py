@@ -123,10 +123,14 @@ def load_config(root: Path, url: str | None = None) -> SiteConfig:
     unknown keys are warnings (`cfg.warnings`). `url` (`build --base-url`) replaces the file's `url`."""
     cfg = _read_config(root)
     if url is not None:
-        if not re.match(r"https?://[^/\s]+", url):
+        if not _is_http_url(url):
             raise SiteError(f"--base-url must be an absolute http(s) address such as https://example.org/, got {url!r}")
         cfg.url = url
     return cfg
+
+
+def _is_http_url(url: str) -> bool:
+    return re.match(r"https?://[^/\s]+", url) is not None
 
 
 def _read_config(root: Path) -> SiteConfig:
@@ -171,7 +175,7 @@ def _check_values(cfg: SiteConfig, lines: dict[str, int]) -> None:
         raise SiteError(
             f"feed_limit must be 0 (every post) or more, got {cfg.feed_limit}", CONFIG_NAME, lines.get("feed_limit")
         )
-    if cfg.url and not re.match(r"https?://[^/\s]+", cfg.url):
+    if cfg.url and not _is_http_url(cfg.url):
         raise SiteError(
             f"url must be an absolute http(s) address such as https://example.org/, got {cfg.url!r}",
             CONFIG_NAME,

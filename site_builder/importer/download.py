@@ -28,6 +28,14 @@ _MD_IMAGE = re.compile(r"(!\[(?:[^\]\\]|\\.)*\]\(\s*<?)(https?://[^\s)>]+)")
 _HTML_IMAGE = re.compile(r"""(<img\s[^>]*?\bsrc=["'])(https?://[^"']+)""", re.I)
 
 
+@dataclass(frozen=True)
+class Fetched:
+    """An image as downloaded, with the extension Pillow's reading of it gives."""
+
+    data: bytes
+    suffix: str
+
+
 @dataclass
 class ImageDownloader:
     """Fetches one blog's images; a URL seen before (in any post) is fetched once."""
@@ -35,7 +43,7 @@ class ImageDownloader:
     host: str  # the blog's own host, e.g. "julianygao.me"
     max_bytes: int = MAX_BYTES
     timeout: float = TIMEOUT
-    fetched: dict[str, bytes | str] = field(default_factory=dict)  # url -> image bytes, or why not
+    fetched: dict[str, Fetched | str] = field(default_factory=dict)  # url -> the image, or why not
 
     def localize(self, body: str, folder: Path, prefix: str) -> tuple[str, list[str]]:
         """`body` with each own-host image replaced by `prefix/NAME`, saved as `folder/NAME`; and warnings."""
@@ -49,11 +57,11 @@ class ImageDownloader:
             if isinstance(got, str):
                 warnings.append(f"image {url} not downloaded: {got}; still linked from the old host")
                 return m[0]
-            name = bytes_digest(got)[:16] + _suffix(got)
+            name = bytes_digest(got.data)[:16] + got.suffix
             target = folder / name
             if not target.exists():
                 folder.mkdir(parents=True, exist_ok=True)
-                atomic_write(target, got)
+                atomic_write(target, got.data)
             return m[1] + f"{prefix}/{name}"
 
         body = _MD_IMAGE.sub(swap, body)
@@ -61,14 +69,14 @@ class ImageDownloader:
 
     def own(self, url: str) -> bool:
         host = (urlsplit(url).hostname or "").lower()
-        return bool(self.host) and (host == self.host or host.endswith("." + self.host))
+        return host == self.host or host.endswith("." + self.host)
 
-    def fetch(self, url: str) -> bytes | str:
+    def fetch(self, url: str) -> Fetched | str:
         if url not in self.fetched:
             self.fetched[url] = self._download(url)
         return self.fetched[url]
 
-    def _download(self, url: str) -> bytes | str:
+    def _download(self, url: str) -> Fetched | str:
         if urlsplit(url).scheme not in ("http", "https"):
             return "not http(s)"
         opener = urllib.request.build_opener(_SameSchemesRedirect)
@@ -86,9 +94,8 @@ class ImageDownloader:
             return f"cannot fetch it ({reason})"
         if len(data) > self.max_bytes:
             return f"larger than {self.max_bytes // (1024 * 1024)} MiB"
-        if not _suffix(data):
-            return "not an image Pillow can read"
-        return data
+        suffix = _suffix(data)
+        return Fetched(data, suffix) if suffix else "not an image Pillow can read"
 
 
 class _SameSchemesRedirect(urllib.request.HTTPRedirectHandler):

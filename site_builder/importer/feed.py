@@ -112,7 +112,7 @@ def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
 def _zero_date(raw: str | None) -> bool:
     """`0000-00-00`, `0001-01-01`, `Mon, 30 Nov -0001`: an empty date as WordPress and others write it (the
     email parser would read the year 0001 as 2001)."""
-    return bool(raw) and re.search(r"^\s*-?000[01]-|\s-?000[01]\s", raw or "") is not None  # ISO, RFC 822
+    return raw is not None and re.search(r"^\s*-?000[01]-|\s-?000[01]\s", raw) is not None  # ISO, RFC 822
 
 
 def _parse_date(raw: str | None, parsed: Any) -> datetime | None:

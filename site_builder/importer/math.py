@@ -139,13 +139,7 @@ def convert_text_math(doc: Doc) -> None:
         if any(p.name in CODE_SKIP for p in node.parents if isinstance(p, Tag)):
             continue
         text = str(node)
-        if (
-            "\\(" not in text
-            and "\\[" not in text
-            and "$" not in text
-            and "\\begin{" not in text
-            and "ref{" not in text
-        ):
+        if not _DELIMS.search(text):
             continue
         pieces: list[Any] = []
         pos = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from urllib.parse import urljoin
 
 from bs4 import Tag
@@ -135,6 +136,7 @@ def _code_lang(*els: Tag | None) -> str:
     return ""
 
 
+@cache
 def _is_lexer(name: str) -> bool:
     from pygments.lexers import find_lexer_class_by_name
     from pygments.util import ClassNotFound

@@ -8,7 +8,6 @@ from typing import Any
 
 import jinja2
 
-from site_builder.config import SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page
 from site_builder.util.hashing import content_key
@@ -54,7 +53,7 @@ def write_pages(
             html = done[key] = macro(item)  # Markup: str() would make it escaped text
         return html
 
-    base_path = _base_path(env)
+    base_path = str(env.globals.get("base_path", ""))
 
     def render_chunk(chunk: Sequence[Page]) -> list[int]:
         for page in chunk:
@@ -82,9 +81,3 @@ def write_pages(
             job.cancel()
         raise
     return len(todo), results
-
-
-def _base_path(env: jinja2.Environment) -> str:
-    """The path a site under a path is served under (its links are moved under it), "" at a domain's root."""
-    site = env.globals.get("site")
-    return site.base_path if isinstance(site, SiteConfig) else ""

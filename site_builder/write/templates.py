@@ -110,6 +110,7 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
 
     env.globals.update(
         site=config,
+        base_path=config.base_path,  # a site under a path: write_pages moves every link under it
         t=t,
         tag_url=jinja2.pass_context(lambda ctx, tag: tag_url(tag, ui(ctx).prefix)),
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
