@@ -11,7 +11,7 @@ from pathlib import Path
 from site_builder import __version__
 from site_builder.commands import COMMANDS
 from site_builder.commands.common import err as _err
-from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure, problem_count
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -47,10 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     except ExecutionFailed as exc:
         for line in exc.lines:
             _err(line)
-        _err("error: code in posts failed (fix it, or build with --keep-going to show the errors in the pages)")
+        for warning in exc.warnings:
+            _err(f"warning: {warning}")
+        problems = problem_count(exc.count, len(exc.warnings))
+        _err(f"error: code in posts failed, {problems} (fix it, or build with --keep-going to show it in the pages)")
         return 1
     except SiteErrors as exc:
-        for line in exc.lines():
+        for line in exc.lines(lambda e: _shown(e, args)):
             _err(line)
         return 1
     except StrictFailure as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,9 +26,11 @@ class SiteError(Exception):
 class ExecutionFailed(SiteError):
     """Posts' code failed: one `file:line: Type: message` line per failure, with indented detail."""
 
-    def __init__(self, lines: list[str], file: str | None = None, line: int | None = None):
+    def __init__(self, lines: list[str], file: str | None = None, line: int | None = None, count: int = 1):
         super().__init__(lines[0].strip() if lines else "code in posts failed", file, line)
         self.lines = lines
+        self.count = count  # failed blocks (a post-level failure counts as one)
+        self.warnings: list[SiteWarning] = []  # found before the build stopped, printed after the failures
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,10 @@ class SiteErrors(SiteError):
         first = self.errors[0]
         super().__init__(first.message, first.file, first.line)
 
-    def lines(self) -> list[str]:
+    def lines(self, show: Callable[[SiteError], str] = str) -> list[str]:
         """`error: ...` and `warning: ...` lines, sorted by file and line; then, when there were several, the
         summary line (`error: stopped with 3 errors, 2 warnings`). One error alone is its own line."""
-        found = [(_where(e), f"error: {e}") for e in self.errors]
+        found = [(_where(e), f"error: {show(e)}") for e in self.errors]
         found += [(_where(w), f"warning: {w}") for w in self.warnings]
         shown = [line for _, line in sorted(found)]
         if len(shown) > 1:

@@ -80,7 +80,7 @@ def test_an_rss_zero_pubdate_is_not_read_as_2000_and_falls_back_to_the_feed_date
     assert proc.returncode == 0, proc.stderr
     text = (root / "content/posts/never-dated.md").read_text()
     assert "date: '2019-03-05T10:00:00+00:00'" in text, text
-    assert "no date in the entry; used the feed's updated date" in proc.stderr
+    assert "date 'Mon, 30 Nov -0001 00:00:00 +0000' is empty; used the feed's updated date" in proc.stderr
     assert "2000-" not in text and "2001-" not in text
 
 
@@ -107,3 +107,19 @@ def test_code_with_a_line_number_table_is_one_fence_without_the_numbers(html, fe
     from site_builder.importer.convert import html_to_markdown
 
     assert html_to_markdown(html) == f"{fence}import os\nprint(1)\n```\n"
+
+
+def test_an_empty_published_date_is_named_and_falls_back_to_the_updated_date(tmp_path):
+    feed = tmp_path / "empty.atom.xml"
+    feed.write_text(
+        '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>urn:t</id>'
+        "<updated>2020-01-01T00:00:00Z</updated><entry><title>Blank</title><id>urn:b</id>"
+        '<link href="https://ex.org/blank/"/><published></published><updated>2022-06-01T00:00:00Z</updated>'
+        "<content>x</content></entry></feed>",
+        encoding="utf-8",
+    )
+    root = make_site(tmp_path / "site")
+    proc = run_cli("import", str(feed), "--into", "content/posts", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "date: '2022-06-01T00:00:00+00:00'" in (root / "content/posts/blank.md").read_text()
+    assert "('Blank') -> blank.md: date '' is empty; used its updated date" in proc.stderr

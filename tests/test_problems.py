@@ -127,3 +127,26 @@ def test_future_posts_and_drafts_are_left_out_unless_asked_for(tmp_path):
     assert "Later" in (out / "index.html").read_text()
     build(root)  # and back: the next plain build removes them again
     assert not (out / "blog/2999").exists()
+
+
+def test_warnings_are_shown_with_an_error_found_after_loading(tmp_path):
+    """A clash found late, or failing code, still shows every warning the build had found (site.yml's too)."""
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\ntitel: oops\n")
+    write_post(root, "c.md", "title: C\ndate: 2024-01-01", "Bad $\\frac{$ here.\n")
+    write_post(root, "x.md", "title: X\ndate: 2024-01-02\nexecute: true", "```python\nraise ValueError('no')\n```\n")
+    proc = build(root)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    got = lines(proc.stderr)
+    assert "warning: site.yml:3: unknown key 'titel', ignored (did you mean 'title'?)" in got
+    assert any(line.startswith("warning: content/posts/c.md:6: cannot render math") for line in got), got
+    assert got[-1].startswith("error: code in posts failed, 1 error, 2 warnings"), got
+    (root / "content/posts/x.md").unlink()
+    write_post(root, "d.md", "title: D\ndate: 2024-01-05\npermalink: /blog/2024/c/")
+    proc = build(root)
+    assert lines(proc.stderr) == [
+        "warning: content/posts/c.md:6: cannot render math $\\frac{$: "
+        'Expected closing token "}", but reached end of input.',
+        "error: content/posts/d.md:4: permalink /blog/2024/c/ is also used by content/posts/c.md",
+        "warning: site.yml:3: unknown key 'titel', ignored (did you mean 'title'?)",
+        "error: stopped with 1 error, 2 warnings",
+    ]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from site_builder import __version__
 from site_builder.build.state import CACHE_FILE, BuildState
 from site_builder.config import SiteConfig, load_config
-from site_builder.errors import SiteWarning
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning, StrictFailure, sorted_warnings
 from site_builder.load import Include
 from site_builder.render import RENDER_VERSION
 from site_builder.util.hashing import content_key
@@ -53,6 +54,24 @@ class BuildContext:
     timings: Timings = field(default_factory=Timings)
     strict: bool = False  # a warning stops the build before it commits
     include: Include = field(default_factory=Include)  # drafts and future posts, when asked for
+
+    @contextmanager
+    def warnings_on_stop(self) -> Iterator[None]:
+        """An error that stops the build is shown with every warning found until then: the author sees all the
+        problems at once, not only the one that stopped it."""
+        try:
+            yield
+        except StrictFailure:  # holds the warnings already
+            raise
+        except ExecutionFailed as exc:
+            exc.warnings = sorted_warnings(self.warnings)
+            raise
+        except SiteErrors as exc:
+            raise SiteErrors(exc.errors, [*self.warnings, *exc.warnings]) from None
+        except SiteError as exc:
+            if not self.warnings:
+                raise
+            raise SiteErrors([exc], self.warnings) from None
 
     @property
     def content_dir(self) -> Path:

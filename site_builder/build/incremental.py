@@ -71,6 +71,11 @@ def rebuild(
     are in the output (when the output is updated in place); the feeds and sitemap are then left for
     `result.finish(cancelled)`."""
     ctx = BuildContext.open(root, output, state, log=log, include=include, base_url=base_url)
+    with ctx.warnings_on_stop():
+        return _rebuild(ctx, changed, on_update)
+
+
+def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) -> BuildResult:
     only = changed_posts(ctx, changed) if ctx.warm else None
     last, ctx.state.warm.last = ctx.state.warm.last, None  # only a build that succeeds leaves it
     quick = quick_update(ctx, only, last) if only is not None and last is not None else None

@@ -63,14 +63,15 @@ def build_site(
     there after the build). `strict`: any warning stops the build before its output is committed. `include`: drafts and
     posts dated in the future, when asked for. `base_url` replaces site.yml's `url` (a preview elsewhere)."""
     ctx = BuildContext.open(root, output, state, keep_going, log, strict, include, base_url)
-    site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
-    ctx.warnings += site.warnings()
-    ctx.timings.lap("load+render")
-    model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
-    ctx.warnings += model.warnings
-    writer = open_writer(ctx)
-    ctx.timings.lap("assemble")
-    written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
+    with ctx.warnings_on_stop():
+        site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
+        ctx.warnings += site.warnings()
+        ctx.timings.lap("load+render")
+        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
+        ctx.warnings += model.warnings
+        writer = open_writer(ctx)
+        ctx.timings.lap("assemble")
+        written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
     return finish_build(ctx, writer, site, written)
 
 

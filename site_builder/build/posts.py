@@ -81,15 +81,18 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     results = sorted(known + loaded, key=lambda r: str(r.post.source))
     errors = [SiteError(p.message, p.file, p.line) for p in outcomes if isinstance(p, LoadProblem)]
     try:
-        selection = select_posts([r.post for r in results], ctx.include)
-    except SiteErrors as exc:
-        errors += exc.errors
-    if errors:  # every post that cannot be read, every clash: all at once
+        try:
+            selection = select_posts([r.post for r in results], ctx.include)
+        except SiteErrors as exc:
+            errors += exc.errors
+        if errors:  # every post that cannot be read, every clash: all at once
+            raise SiteErrors(errors)
+        posts = selection.posts
+        runs = _execute(ctx, results, {id(p) for p in posts}, options)
+    except SiteError:  # the build stops: what the posts read so far warn about is shown with the errors
         fragments = [r.rendered or ctx.state.fragments.get(r.key) for r in results]
-        warnings = [w for r in results for w in r.post.warnings] + [w for f in fragments if f for w in f.warnings]
-        raise SiteErrors(errors, warnings)
-    posts = selection.posts
-    runs = _execute(ctx, results, {id(p) for p in posts}, options)
+        ctx.warnings += [w for r in results for w in r.post.warnings] + [w for f in fragments if f for w in f.warnings]
+        raise
     published = {id(p) for p in posts}
     fresh = 0
     for r in results:
@@ -168,7 +171,8 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:
         lines = [line for run in failed for line in failure_lines(run)]
-        raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0].line)
+        count = sum(len(run.failures) for run in failed)
+        raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0].line, count)
     for r in results:
         run = runs.get(r.post.rel)
         if run is not None and id(r.post) in parsed:

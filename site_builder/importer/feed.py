@@ -41,7 +41,7 @@ class Entry:
     lang: str | None  # xml:lang written on the entry or its content
     line: int | None = None  # line of the entry in the feed file, when known
     slug_hint: str = ""  # e.g. WordPress post_name
-    zero_date: str = ""  # the published date as written when it was empty or zero (0000-00-00)
+    zero_date: str | None = None  # the published date as written when it was empty ("") or zero (0000-00-00)
 
 
 @dataclass
@@ -110,9 +110,9 @@ def _scan_xml(data: bytes) -> tuple[list[_Scanned], str | None]:
 
 
 def _zero_date(raw: str | None) -> bool:
-    """`0000-00-00`, `0001-01-01`, `Mon, 30 Nov -0001`: an empty date as WordPress and others write it (the
-    email parser would read the year 0001 as 2001)."""
-    return raw is not None and re.search(r"^\s*-?000[01]-|\s-?000[01]\s", raw) is not None  # ISO, RFC 822
+    """ "", `0000-00-00`, `0001-01-01`, `Mon, 30 Nov -0001`: an empty date as WordPress and others write it (the
+    email parser would read the year 0001 as 2001). ISO and RFC 822 forms."""
+    return raw is not None and (not raw.strip() or re.search(r"^\s*-?000[01]-|\s-?000[01]\s", raw) is not None)
 
 
 def _parse_date(raw: str | None, parsed: Any) -> datetime | None:
@@ -288,5 +288,5 @@ def _entry(e: Any, i: int, scan: Any, feed_link: str, wxr: bool) -> Entry:
         lang=scan.lang if scan is not None else None,
         line=scan.line if scan is not None else None,
         slug_hint=e.get("wp_post_name", "") if wxr else "",
-        zero_date=str(e.get("published") or "") if _zero_date(e.get("published")) else "",
+        zero_date=e.get("published") if _zero_date(e.get("published")) else None,
     )

@@ -142,16 +142,17 @@ def _front_matter(entry: Entry, body_text: str, feed: Feed, summary: str) -> dic
 
 def _fill_date(entry: Entry, feed: Feed, today: datetime) -> list[str]:
     """An entry without a (non-zero) published date gets its updated date, else the feed's, else today's."""
-    if entry.zero_date and entry.updated is not None:
-        entry.published = entry.updated
-        return [f"date {entry.zero_date!r} is empty; used its updated date"]
+    what = "no date in the entry" if entry.zero_date is None else f"date {entry.zero_date!r} is empty"
     if entry.updated is not None:
-        return []
+        if entry.zero_date is None:
+            return []  # Atom without <published>: its <updated> is the date
+        entry.published = entry.updated
+        return [f"{what}; used its updated date"]
     if feed.updated is not None:
         entry.published = feed.updated
-        return ["no date in the entry; used the feed's updated date"]
+        return [f"{what}; used the feed's updated date"]
     entry.published = today
-    return ["no date in the feed; used today's date, please correct it"]
+    return [f"{what}; used today's date, please correct it"]
 
 
 def _entry_notes(entry: Entry, body: str, feed: Feed, today: datetime) -> list[str]:
