@@ -66,8 +66,10 @@ def test_a_cache_file_signed_with_another_key_is_not_trusted(site: Path, tmp_pat
     assert (site / CACHE).read_bytes() != blob, "the build saved a cache signed with its own key"
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped", "empty", "text"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "flipped-html", "empty", "text"])
 def test_a_damaged_cache_file_is_discarded_with_one_warning(site: Path, damage: str) -> None:
+    """Damage "flipped-html" is in the file's second part (the fragments' HTML), which is only read when a page is to be
+    rendered: the damage is found in the middle of the build, which then starts again from nothing."""
     assert build(site).returncode == 0
     path = site / CACHE
     blob = path.read_bytes()
@@ -75,6 +77,11 @@ def test_a_damaged_cache_file_is_discarded_with_one_warning(site: Path, damage: 
         path.write_bytes(blob[: len(blob) // 2])
     elif damage == "flipped":
         path.write_bytes(blob[:-10] + bytes([blob[-10] ^ 0xFF]) + blob[-9:])
+    elif damage == "flipped-html":
+        from site_builder.util.signed import MAGIC
+
+        at = len(MAGIC) + 72 + 20  # past the header, inside the second part
+        path.write_bytes(blob[:at] + bytes([blob[at] ^ 0xFF]) + blob[at + 1 :])
     elif damage == "empty":
         path.write_bytes(b"")
     else:
@@ -83,6 +90,7 @@ def test_a_damaged_cache_file_is_discarded_with_one_warning(site: Path, damage: 
     proc = build(site)
     assert proc.returncode == 0, proc.stderr
     assert sum("build cache ignored" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
+    assert ("second part" in proc.stderr) == (damage == "flipped-html"), proc.stderr
     assert "Hello again." in (site / "output" / "blog" / "2024" / "a" / "index.html").read_text()
     again = build(site)  # the next build trusts the cache this one saved
     assert again.returncode == 0 and "build cache ignored" not in again.stderr

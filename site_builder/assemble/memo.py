@@ -88,7 +88,7 @@ def _refresh(memo: AssembleMemo, view: PostView, change: PostChange) -> None:
     """The view takes the post's new record and fragment (and forgets what it derived from the old ones)."""
     del memo.views[id(view.post)]
     rendered = change.rendered
-    view.post, view.html, view.key, view.toc = change.new, rendered.html, rendered.key, rendered.toc
+    view.post, view.rendered, view.key, view.toc = change.new, rendered, rendered.key, rendered.toc
     view.reading_minutes = reading_minutes(rendered)
     view.__post_init__()
     view.__dict__.pop("_feed", None)

@@ -17,7 +17,7 @@ class PostView:
     """What templates see of a post: its record's fields, its HTML and derived facts."""
 
     post: Post
-    html: str
+    rendered: Rendered  # its fragment: the HTML is read through it (a build may fill it in late, see BuildState)
     reading_minutes: int
     key: str = ""
     toc: list[Any] = field(default_factory=list)
@@ -32,6 +32,10 @@ class PostView:
         p = self.post
         self.title, self.date, self.updated, self.tags = p.title, p.date, p.updated, p.tags
         self.lang, self.summary, self.url, self.id, self.meta = p.lang, p.summary, p.permalink, p.id, p.meta
+
+    @property
+    def html(self) -> str:
+        return self.rendered.html
 
 
 @dataclass

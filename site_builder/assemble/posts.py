@@ -22,12 +22,12 @@ def make_views(
     for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True):
         r = rendered[p.permalink]
         view = old.get(id(p))
-        if view is None or view.post is not p or view.html is not r.html or view.key != r.key:
+        if view is None or view.post is not p or view.rendered is not r or view.key != r.key:
             lang = config.lang(p.lang)
             name = lang.name if p.lang == lang.code else Language.default_for(p.lang, False).name
             view = PostView(
                 p,
-                r.html,
+                r,
                 reading_minutes(r),
                 r.key,
                 r.toc,

@@ -71,6 +71,7 @@ def rebuild(
     are in the output (when the output is updated in place); the feeds and sitemap are then left for
     `result.finish(cancelled)`."""
     ctx = BuildContext.open(root, output, state, log=log, include=include, base_url=base_url)
+    ctx.state.fill_or_forget(ctx.warnings)  # kept warm: every fragment's HTML at hand for the quick path
     with ctx.warnings_on_stop():
         return _rebuild(ctx, changed, on_update)
 

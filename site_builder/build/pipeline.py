@@ -15,7 +15,7 @@ from site_builder.assemble import assemble
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.posts import SitePosts, read_posts
 from site_builder.build.publish import Written, open_writer, write_site
-from site_builder.build.state import BuildState, LastBuild
+from site_builder.build.state import BuildState, CacheDamaged, LastBuild, damaged
 from site_builder.errors import SiteWarning, StrictFailure
 from site_builder.execute.options import ExecOptions
 from site_builder.execute.results import PostRun
@@ -63,8 +63,19 @@ def build_site(
     there after the build). `strict`: any warning stops the build before its output is committed. `include`: drafts and
     posts dated in the future, when asked for. `base_url` replaces site.yml's `url` (a preview elsewhere)."""
     ctx = BuildContext.open(root, output, state, keep_going, log, strict, include, base_url)
+    try:
+        return run_stages(ctx, exec_options or ExecOptions())
+    except CacheDamaged as exc:  # the cache's HTML is read only when needed: damaged, it is dropped, and all built
+        ctx.state.path.unlink(missing_ok=True)
+        ctx = BuildContext.open(root, output, None, keep_going, log, strict, include, base_url)
+        ctx.warnings.insert(0, damaged(exc))
+        return run_stages(ctx, exec_options or ExecOptions())
+
+
+def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
+    """The stages in order."""
     with ctx.warnings_on_stop():
-        site = read_posts(ctx, exec_options or ExecOptions())  # stages 1-4: load, parse, execute, render
+        site = read_posts(ctx, exec_options)  # stages 1-4: load, parse, execute, render
         ctx.warnings += site.warnings()
         ctx.timings.lap("load+render")
         model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)

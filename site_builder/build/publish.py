@@ -56,7 +56,9 @@ def write_site(ctx: BuildContext, writer: OutputWriter, model: SiteModel, render
     jobs = [job for job in feed_jobs(ctx.config, model, ctx.site_key) if writer.needs(job.rel, job.key())]
     files = [(job.rel, partial(_feed_file, job, ctx.state.feed_entries)) for job in jobs]
     done = Written()
-    done.pages_rendered, new_entries = write_pages(writer, kept.env, ctx.theme, model.pages, files, kept.refs)
+    done.pages_rendered, new_entries = write_pages(
+        writer, kept.env, ctx.theme, model.pages, files, kept.refs, prepare=ctx.state.fill_html
+    )
     for entries in new_entries:
         ctx.state.feed_entries.update(entries)
     ctx.timings.lap("pages")  # with the feeds, made beside them

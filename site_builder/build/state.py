@@ -1,5 +1,8 @@
 """What one build leaves for the next: on disk for `build` (`.cache/build.pickle`, signed), in memory for `serve`.
 
+On disk the fragments' HTML is the file's second part, read only when a page or feed is to be rendered
+(`fill_html`): a rebuild that changes nothing neither checks nor unpickles it (two thirds of the file).
+
 `BuildState` is the one record both kinds of caller keep. A cold CLI build opens it from disk and saves it back; the
 dev server keeps it in memory between rebuilds, where it also holds what only a live process can keep (`WarmState`):
 the last assembled model, the compiled templates, and the last successful build's posts for the quick path.
@@ -7,14 +10,14 @@ the last assembled model, the compiled templates, and the last successful build'
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_builder.assemble.memo import AssembleMemo
 from site_builder.errors import SiteWarning
 from site_builder.models import Post, Rendered
-from site_builder.util.signed import Signer, Unsigned
+from site_builder.util.signed import Later, Signer, Unsigned
 
 if TYPE_CHECKING:
     import jinja2
@@ -22,11 +25,15 @@ if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
     from site_builder.write.templates import TemplateRefs
 
-CACHE_FORMAT = 11
+CACHE_FORMAT = 12
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
 
 Stamp = tuple[int, int]  # (st_mtime_ns, st_size) of a file
+
+
+class CacheDamaged(Exception):
+    """The cache's second part (the fragments' HTML) turned out damaged when it was read: build from scratch."""
 
 
 @dataclass
@@ -80,34 +87,68 @@ class BuildState:
     feed_entries: dict[tuple[str, ...], str] = field(default_factory=dict)
     loaded_posts_changed: bool = True
     warm: WarmState = field(default_factory=WarmState)
+    # Fragments opened from disk without their HTML (""), and where it is: see `fill_html`
+    unfilled: dict[str, Rendered] = field(default_factory=dict)
+    later: Later | None = None
 
     @classmethod
     def open(cls, path: Path, warnings: list[SiteWarning]) -> BuildState:
         """The state a previous build saved at `path`, or an empty one (with a warning when the file was unusable)."""
         try:
-            data = Signer.for_user().load(path)
+            data, later = Signer.for_user().load(path)
         except FileNotFoundError:
             return cls(path)
         except (OSError, Unsigned) as exc:
-            warnings.append(SiteWarning(f"build cache ignored, building from scratch: {exc}", str(CACHE_FILE)))
+            warnings.append(damaged(exc))
             return cls(path)
         if isinstance(data, dict) and data.get("format") == CACHE_FORMAT:
             saved: dict[str, object] = data
             state = cls(path)
             for name in ("fragments", "pages", "output", "posts", "build_id", "loading_key"):
                 setattr(state, name, saved[name])
+            state.unfilled, state.later = dict(state.fragments), later
             return state
+        later.fh.close()
         return cls(path)
+
+    def fill_html(self) -> None:
+        """Give the fragments opened from disk their HTML (CacheDamaged when it cannot be trusted)."""
+        later, self.later = self.later, None
+        if later is None:
+            return
+        try:
+            html = later.load()
+        except (OSError, Unsigned) as exc:
+            raise CacheDamaged(str(exc)) from None
+        if not isinstance(html, dict) or not all(isinstance(html.get(key), str) for key in self.unfilled):
+            raise CacheDamaged("unreadable (fragments missing)")
+        for key, fragment in self.unfilled.items():
+            fragment.html = html[key]
+        self.unfilled = {}
+
+    def fill_or_forget(self, warnings: list[SiteWarning]) -> None:
+        """`fill_html`, or when that fails, forget all a previous build left (with one warning)."""
+        try:
+            self.fill_html()
+        except CacheDamaged as exc:
+            warnings.append(damaged(exc))
+            self.fragments, self.posts, self.pages, self.unfilled = {}, {}, {}, {}
 
     def save(self) -> None:
         """Keep what this build used, signed and written atomically (OSError when it cannot be written)."""
+        self.fill_or_forget([])  # a damaged second part was named when it was read
         self.prune()
-        data = {"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages, "output": self.output,
+        fragments = {key: replace(fragment, html="") for key, fragment in self.fragments.items()}
+        data = {"format": CACHE_FORMAT, "fragments": fragments, "pages": self.pages, "output": self.output,
                 "posts": self.posts, "build_id": self.build_id, "loading_key": self.loading_key}  # fmt: skip
-        Signer.for_user().dump(self.path, data)
+        Signer.for_user().dump(self.path, data, {key: fragment.html for key, fragment in self.fragments.items()})
 
     def prune(self) -> None:
         """Forget fragments (and feed entries made from them) that no post uses any more."""
         used = {record.key for record in self.posts.values()}
         self.fragments = {k: v for k, v in self.fragments.items() if k in used}
         self.feed_entries = {k: v for k, v in self.feed_entries.items() if k[1] in used}
+
+
+def damaged(exc: Exception) -> SiteWarning:
+    return SiteWarning(f"build cache ignored, building from scratch: {exc}", str(CACHE_FILE))

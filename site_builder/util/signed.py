@@ -18,8 +18,9 @@ from typing import BinaryIO
 
 from site_builder.util.files import atomic_file
 
-MAGIC = b"site-builder signed cache 1\n"
+MAGIC = b"site-builder signed cache 2\n"
 _DIGEST = 32  # bytes of HMAC-SHA256
+_HEAD = len(MAGIC) + 2 * _DIGEST + 8
 
 
 class Unsigned(Exception):
@@ -29,6 +30,30 @@ class Unsigned(Exception):
 def key_path() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "site-builder" / "cache.key"
+
+
+@dataclass
+class Later:
+    """The second part of a signed file, read, checked and unpickled only when asked for (`load`).
+
+    It is checked against its MAC, which the first part's MAC covers, so a part from another file or a damaged one
+    is refused (Unsigned) before it is unpickled. The file stays open, so a build that replaced it since is no harm."""
+
+    fh: BinaryIO
+    offset: int
+    length: int
+    mac: bytes
+    key: bytes
+
+    def load(self) -> object:
+        try:
+            self.fh.seek(self.offset)
+            data = self.fh.read(self.length)
+        finally:
+            self.fh.close()
+        if len(data) != self.length or not hmac.compare_digest(self.mac, hmac.digest(self.key, data, "sha256")):
+            raise Unsigned("its second part does not match its signature (damaged)")
+        return _unpickle(data)
 
 
 @dataclass
@@ -56,31 +81,48 @@ class Signer:
             os.close(fd)
         return cls(key)
 
-    def dump(self, path: Path, value: object) -> None:
-        """Pickle `value` into `path`, streamed through the HMAC (no copy of the pickle in memory), written beside
-        it and renamed over it."""
+    def dump(self, path: Path, value: object, later: object = None) -> None:
+        """Pickle `later`, then `value`, into `path`, each streamed through an HMAC (no copy of the pickles in
+        memory), written beside it and renamed over it.
+
+        Layout: MAGIC, the MAC of the first part (which covers the second part's MAC and length), the second
+        part's MAC, its length, the second part (`later`), the first (`value`)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_file(path) as fh:
-            fh.write(MAGIC + bytes(_DIGEST))  # the MAC's place, filled in once the pickle is written
-            signing = _SigningWriter(fh, hmac.new(self.key, digestmod="sha256"))
-            pickle.dump(value, signing, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(MAGIC + bytes(_HEAD - len(MAGIC)))  # MACs and length filled in once the pickles are written
+            second = _SigningWriter(fh, hmac.new(self.key, digestmod="sha256"))
+            pickle.dump(later, second, protocol=pickle.HIGHEST_PROTOCOL)
+            tail = second.mac.digest() + second.length.to_bytes(8, "big")
+            first = _SigningWriter(fh, hmac.new(self.key, tail, digestmod="sha256"))
+            pickle.dump(value, first, protocol=pickle.HIGHEST_PROTOCOL)
             fh.seek(len(MAGIC))
-            fh.write(signing.mac.digest())
+            fh.write(first.mac.digest() + tail)
 
-    def load(self, path: Path) -> object:
-        """The value in `path`; FileNotFoundError when there is none, Unsigned when it must not be trusted."""
-        with open(path, "rb") as fh:
-            blob = memoryview(fh.read())
-        head = len(MAGIC) + _DIGEST
-        if blob[: len(MAGIC)] != MAGIC or len(blob) < head:
-            raise Unsigned("not a signed site-builder cache")
-        data = blob[head:]
-        if not hmac.compare_digest(blob[len(MAGIC) : head], hmac.digest(self.key, data, "sha256")):
-            raise Unsigned("its signature does not match this user's key (made elsewhere, or damaged)")
+    def load(self, path: Path) -> tuple[object, Later]:
+        """The first part of `path` and a handle on its second; FileNotFoundError when there is none, Unsigned
+        when it must not be trusted."""
+        fh = open(path, "rb")  # noqa: SIM115 (kept open for the second part)
         try:
-            return pickle.loads(data)
-        except Exception as exc:  # signed by us, yet unreadable: another version's classes
-            raise Unsigned(f"unreadable ({type(exc).__name__})") from None
+            head = fh.read(_HEAD)
+            if len(head) < _HEAD or head[: len(MAGIC)] != MAGIC:
+                raise Unsigned("not a signed site-builder cache")
+            mac, tail = head[len(MAGIC) : len(MAGIC) + _DIGEST], head[len(MAGIC) + _DIGEST :]
+            length = int.from_bytes(tail[_DIGEST:], "big")
+            fh.seek(_HEAD + length)
+            data = fh.read()
+            if not hmac.compare_digest(mac, hmac.digest(self.key, tail + data, "sha256")):
+                raise Unsigned("its signature does not match this user's key (made elsewhere, or damaged)")
+            return _unpickle(data), Later(fh, _HEAD, length, tail[:_DIGEST], self.key)
+        except BaseException:
+            fh.close()
+            raise
+
+
+def _unpickle(data: bytes) -> object:
+    try:
+        return pickle.loads(data)
+    except Exception as exc:  # signed by us, yet unreadable: another version's classes
+        raise Unsigned(f"unreadable ({type(exc).__name__})") from None
 
 
 @dataclass
@@ -89,7 +131,9 @@ class _SigningWriter:
 
     fh: BinaryIO
     mac: hmac.HMAC
+    length: int = 0
 
     def write(self, data: bytes) -> int:
         self.mac.update(data)
+        self.length += len(data)
         return self.fh.write(data)

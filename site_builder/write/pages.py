@@ -27,15 +27,19 @@ def write_pages(
     pages: list[Page],
     files: Sequence[tuple[str, Callable[[], tuple[Any, ...]]]] = (),
     known: TemplateRefs | None = None,
+    prepare: Callable[[], None] | None = None,
 ) -> tuple[int, list[Any]]:
     """Render and stage the pages whose key (with their templates' digest) changed since the last build.
 
     `files` are other outputs (path, produce), staged by workers of their own while the pages are rendered:
     `produce()` returns (the file's text, a result for the caller). Returns how many pages were rendered and the
-    results of `files`, in order. `known`: what each template names, kept by a long-running caller.
+    results of `files`, in order. `known`: what each template names, kept by a long-running caller. `prepare` is
+    called first when anything is to be rendered (the build cache's HTML is read then).
     """
     digests = template_digests(env, theme, {page.template for page in pages}, known)
     todo = [page for page in pages if writer.needs(page.path, content_key(page.key, digests[page.template]))]
+    if prepare is not None and (todo or files):
+        prepare()
     try:  # compile templates once, before forking (and look each up once: a lookup stats its files)
         templates = {name: env.get_template(name) for name in {p.template for p in todo}}
     except jinja2.TemplateError as exc:
