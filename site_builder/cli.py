@@ -11,7 +11,7 @@ from pathlib import Path
 from site_builder import __version__
 from site_builder.commands import COMMANDS
 from site_builder.commands.common import err as _err
-from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure, problem_count
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure, problem_count, stopped
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except SiteError as exc:
         _err(f"error: {_shown(exc, args)}")
+        _err(stopped(1))
         return 1
     except KeyboardInterrupt:
         _err("interrupted")

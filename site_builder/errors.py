@@ -60,14 +60,16 @@ class SiteErrors(SiteError):
         super().__init__(first.message, first.file, first.line)
 
     def lines(self, show: Callable[[SiteError], str] = str) -> list[str]:
-        """`error: ...` and `warning: ...` lines, sorted by file and line; then, when there were several, the
-        summary line (`error: stopped with 3 errors, 2 warnings`). One error alone is its own line."""
+        """`error: ...` and `warning: ...` lines, sorted by file and line; then the summary line
+        (`error: stopped with 3 errors, 2 warnings`), one error alone included."""
         found = [(_where(e), f"error: {show(e)}") for e in self.errors]
         found += [(_where(w), f"warning: {w}") for w in self.warnings]
-        shown = [line for _, line in sorted(found)]
-        if len(shown) > 1:
-            shown.append(f"error: stopped with {problem_count(len(self.errors), len(self.warnings))}")
-        return shown
+        return [line for _, line in sorted(found)] + [stopped(len(self.errors), len(self.warnings))]
+
+
+def stopped(errors: int, warnings: int = 0) -> str:
+    """The summary line that ends the output of every command that stopped."""
+    return f"error: stopped with {problem_count(errors, warnings)}"
 
 
 def problem_count(errors: int, warnings: int) -> str:

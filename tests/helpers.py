@@ -39,11 +39,11 @@ def run_cli(*args: str, cwd: Path | None = None, check: bool = False) -> subproc
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, pattern: str) -> str:
-    """Exit 1, exactly one non-empty stderr line matching `pattern`, and no traceback."""
+    """Exit 1, exactly one error line matching `pattern`, then the summary line, and no traceback."""
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 1, f"expected one error line, got:\n{proc.stderr}"
+    assert len(lines) == 2 and lines[1] == "error: stopped with 1 error", f"expected one error line, got:\n{proc.stderr}"
     assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
     return lines[0]
 
