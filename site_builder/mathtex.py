@@ -4,6 +4,7 @@ for what real blogs write and math-core does not read; a formula it cannot rende
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from html import escape
 from typing import Any
@@ -18,9 +19,12 @@ _MATH_ERROR = re.compile(r"input(\d+):\d+: (.*)", re.S)
 
 
 @cache
-def _math_converter() -> LatexToMathML:
-    """math-core's converter (MathML Core, which browsers render without scripts), TeX kept as an annotation."""
-    return LatexToMathML(annotation=True, fancy_error=False, allow_unreliable_rendering=True)  # \\widetilde, ...
+def _math_converter(macros: tuple[tuple[str, str], ...] = ()) -> LatexToMathML:
+    """math-core's converter (MathML Core, which browsers render without scripts), TeX kept as an annotation;
+    `macros`: site.yml's `math_macros`."""
+    return LatexToMathML(
+        annotation=True, fancy_error=False, allow_unreliable_rendering=True, macros=dict(macros) or None
+    )  # allow_unreliable_rendering: \\widetilde, ...
 
 
 def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
@@ -34,7 +38,7 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
     while True:
         todo = [i for i in range(len(found)) if i not in failed]
         try:
-            mathml = _math_converter().convert_all(
+            mathml = _math_converter(env.get("math_macros", ())).convert_all(
                 [(prepare_tex(found[i].content.strip()), found[i].type != "math_inline") for i in todo]
             )
             break
@@ -42,7 +46,7 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
             match = _MATH_ERROR.match(str(exc))
             if match is None:  # not said which: none of them can be trusted
                 failed.update(dict.fromkeys(todo, str(exc).strip()))
-                mathml = []
+                todo, mathml = [], []
                 break
             failed[todo[int(match[1])]] = match[2].strip()
     html = dict(zip((id(found[i]) for i in todo), mathml, strict=True))
@@ -68,18 +72,44 @@ def math_line(env: dict[str, Any], token: Token) -> int | None:
 
 _TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|textsf|texttt|mbox)\s*\{")
 _REF = re.compile(r"\\(label|eqref|ref)\s*\{([^{}]*)\}")
+_SUBSTACK = re.compile(r"\\substack\s*\{")
+_SIZE = re.compile(r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge)(?![A-Za-z])\s*")
+_TEXT_SPECIAL = re.compile(r"(?<!\\)([_&]|#(?!\d))")  # literal in MathJax's text mode, commands in math-core's
 
 
 def prepare_tex(tex: str) -> str:
     """What real blogs write that math-core does not read, in the TeX it does (MathJax reads both alike):
     `$..$` inside `\\text{}` (math in text mode) is closed and reopened around the math; labels and references
     keep only characters math-core accepts (`eq:one_two` -> `eq:one-two`, the same in both); `\\ref` is
-    shown as `\\eqref` (the number, in parentheses)."""
-    if "$" in tex and "\\" in tex:
+    shown as `\\eqref` (the number, in parentheses); `\\substack{a \\\\ b}` becomes a `subarray`; `_`, `&` and
+    `#` in `\\text{}` are the characters themselves; size switches (`\\small`) are left out."""
+    if "\\" not in tex:
+        return tex
+    if "$" in tex:
         tex = _math_in_text(tex)
     if "\\label" in tex or "ref" in tex:
         tex = _REF.sub(_clean_ref, tex)
-    return tex
+    if "\\substack" in tex:
+        tex = _rewrite_groups(tex, _SUBSTACK, lambda body: f"\\begin{{subarray}}{{c}}{body}\\end{{subarray}}")
+    if "\\text" in tex or "\\mbox" in tex:
+        tex = _rewrite_groups(tex, _TEXT, lambda body: _TEXT_SPECIAL.sub(r"\\\1", body), keep=True)
+    return _SIZE.sub("", tex)
+
+
+def _rewrite_groups(tex: str, opening: re.Pattern[str], rewrite: Callable[[str], str], keep: bool = False) -> str:
+    """Each group `opening` starts (`\\substack{...}`) with its body rewritten: in place of the whole command, or
+    (`keep`) inside the same command."""
+    out, pos = [], 0
+    for m in opening.finditer(tex):
+        if m.start() < pos:
+            continue
+        end = _closing_brace(tex, m.end())
+        if end is None:
+            break
+        body = rewrite(tex[m.end() : end])
+        out.append(tex[pos : m.start()] + (f"{m.group()}{body}}}" if keep else body))
+        pos = end + 1
+    return "".join(out) + tex[pos:]
 
 
 def _clean_ref(m: re.Match[str]) -> str:

@@ -20,6 +20,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from site_builder.errors import SiteWarning
 from site_builder.load import slugify
+from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.util.cjk import han_kana
 
@@ -195,6 +196,7 @@ def make_parser() -> MarkdownIt:
     md.use(footnote_plugin)
     md.use(deflist_plugin)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    md.use(math_syntax_plugin)
     md.use(
         anchors_plugin,
         min_level=1,
@@ -214,9 +216,11 @@ def make_parser() -> MarkdownIt:
     return md
 
 
-def parse_post(post: Post, content_dir: Path | None = None) -> ParsedPost:
-    """Stage 2: a post's body as tokens; `content_dir` is where its local images are looked up (default: its folder)."""
+def parse_post(post: Post, content_dir: Path | None = None, macros: tuple[tuple[str, str], ...] = ()) -> ParsedPost:
+    """Stage 2: a post's body as tokens; `content_dir` is where its local images are looked up (default: its folder);
+    `macros`, site.yml's `math_macros` (name, TeX), for the render stage."""
     env: dict[str, Any] = {
+        "math_macros": macros,
         "rel": post.rel,
         "line_offset": post.body_line,
         "post": post,

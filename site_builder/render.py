@@ -32,7 +32,7 @@ from site_builder.util.files import file_stamp
 if TYPE_CHECKING:
     from site_builder.execute.results import BlockResult, PostRun
 
-RENDER_VERSION = "12"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "13"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}

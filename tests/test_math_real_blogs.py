@@ -21,6 +21,16 @@ CASES = {
         "$$\\begin{equation} a = b \\label{one} \\end{equation}$$\n\nEquation $\\ref{one}$ holds.",
         ["(1)"],
     ),
+    # lilianweng.github.io writes these
+    "substack": ("$$\\sum_{\\substack{i=1 \\\\ j \\neq i}} x_{ij}$$", ["∑", "≠"]),
+    "underscore-and-ampersand-in-text": ("$$\\mathcal{L}_\\text{style_fwd} + \\text{p & q}$$", ["style_fwd", "&"]),
+    "size-switch": ("$$\\begin{aligned} a &= b & \\small{\\text{; context}} \\end{aligned}$$", ["; context"]),
+    "two-inline-formulas-on-a-line-starting-with-dollars": (
+        "$$P_6$$ is made by a conv on top of $$C_5$$.",
+        ["P", "6", "C", "5"],
+    ),
+    # gwgundersen.github.io writes these: a `$` inside braces does not end the formula
+    "dollar-inside-braces-inline": ("Let $F = \\{f : \\text{$f$ is smooth}\\}$ be the class.", ["is smooth", "f"]),
 }
 
 
@@ -40,3 +50,42 @@ def test_formula_renders_to_mathml_without_a_warning(tmp_path, case):
     for text in wanted:
         assert text in shown, (text, shown)
     assert page.find("script", src=lambda s: s and "mathjax" in s.lower()) is None
+
+
+MACROS = """title: T
+url: https://example.org
+math_macros:
+  R: "\\\\mathbb{R}"
+  mat: ["{\\\\mathbf{#1}}", 1]   # MathJax's [TeX, arguments] form
+"""
+
+
+def test_math_macros_from_site_yml_render_every_formula(tmp_path):
+    root = make_site(tmp_path / "site", MACROS)
+    write_post(root, "m.md", "title: M\ndate: 2024-01-01", "Let $x \\in \\R^n$ and $\\mat{X} x = 0$.\n")
+    proc = run_cli("build", "--source", str(root), "--strict")
+    assert proc.returncode == 0, proc.stderr
+    page = BeautifulSoup((root / "output/blog/2024/m/index.html").read_text(), "html.parser")
+    shown = " ".join(m.get_text() for m in page.find_all("math"))
+    assert "ℝ" in shown and "𝐗" in shown, shown
+    assert page.select(".math-error") == []
+    # a changed macro renders the unchanged post again
+    (root / "site.yml").write_text(MACROS.replace("mathbb{R}", "mathcal{R}"), encoding="utf-8")
+    assert run_cli("build", "--source", str(root)).returncode == 0
+    shown = " ".join(
+        m.get_text()
+        for m in BeautifulSoup((root / "output/blog/2024/m/index.html").read_text(), "html.parser").find_all("math")
+    )
+    assert "ℝ" not in shown and "ℛ" in shown, shown
+
+
+def test_a_macro_math_core_cannot_read_is_an_error_at_its_line(tmp_path):
+    config = 'title: T\nmath_macros:\n  R: "\\\\mathbb{R}"\n  coloneqq: "{\\\\mathrel{\\\\vcenter{:}}=}"\n'
+    root = make_site(tmp_path / "site", config)
+    write_post(root, "m.md", "title: M\ndate: 2024-01-01", "$x$\n")
+    proc = run_cli("build", "--source", str(root))
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 1 and lines[-1] == "error: stopped with 1 error", proc.stderr
+    assert lines[0].startswith("error: site.yml:4: math_macros: coloneqq: math-core cannot read"), lines
+    assert "vcenter" in lines[0] and "Traceback" not in proc.stderr
+    assert not (root / "output").exists()

@@ -77,6 +77,11 @@ class BuildContext:
     def content_dir(self) -> Path:
         return self.root / "content"
 
+    @property
+    def math_macros(self) -> tuple[tuple[str, str], ...]:
+        """site.yml's `math_macros`, as the parse stage passes them on."""
+        return tuple(sorted(self.config.math_macros.items()))
+
     @classmethod
     def open(
         cls,
@@ -101,8 +106,9 @@ class BuildContext:
         if state is None:
             state = BuildState.open(root / CACHE_FILE, warnings)
         loading_key = content_key(
-            RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages)
-        )
+            RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages),
+            repr(sorted(config.math_macros.items())),
+        )  # fmt: skip
         if state.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
             state.posts, state.loading_key = {}, loading_key
         ctx = cls(

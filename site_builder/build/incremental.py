@@ -198,7 +198,7 @@ def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
         post = load_post(Path(name), ctx.config)
         if post.execute or not ctx.include.publishes(post):
             return None
-        key = fragment_key(post)
+        key = fragment_key(post, ctx.math_macros)
         done = render_unless_cached(ctx, post, key)
         if done is not None:
             ctx.state.fragments[key] = done  # kept even if this returns None: the full way finds it

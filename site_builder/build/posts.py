@@ -65,8 +65,11 @@ class SitePosts:
         return [w for p in self.posts for w in p.warnings] + [w for r in self.rendered.values() for w in r.warnings]
 
 
-def fragment_key(post: Post) -> str:
-    """A fragment depends on the Markdown, and (through local images) on where the post is and is published."""
+def fragment_key(post: Post, macros: tuple[tuple[str, str], ...] = ()) -> str:
+    """A fragment depends on the Markdown, (through local images) on where the post is and is published, and on
+    site.yml's `math_macros`."""
+    if macros:
+        return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink, repr(macros))
     return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink)
 
 
@@ -152,7 +155,7 @@ def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
         post = load_post(item.path, ctx.config)
         if post.execute:  # rendered after its code ran
             return Loaded(post, item.stamp, "", None)
-        key = fragment_key(post)
+        key = fragment_key(post, ctx.math_macros)
         return Loaded(post, item.stamp, key, render_unless_cached(ctx, post, key))
     except SiteError as exc:
         return LoadProblem(exc.message, str(exc.file) if exc.file else None, exc.line)
@@ -161,7 +164,7 @@ def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
     """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
     executing = [r.post for r in results if id(r.post) in published and r.post.execute]
-    parsed = {id(post): parse_post(post, ctx.content_dir) for post in executing}
+    parsed = {id(post): parse_post(post, ctx.content_dir, ctx.math_macros) for post in executing}
     if not parsed:
         return {}
     from site_builder.execute import run_posts  # imported when a post executes
@@ -176,7 +179,7 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     for r in results:
         run = runs.get(r.post.rel)
         if run is not None and id(r.post) in parsed:
-            r.key = content_key(fragment_key(r.post), run.key, repr(run.failures), str(ctx.keep_going))
+            r.key = content_key(fragment_key(r.post, ctx.math_macros), run.key, repr(run.failures), str(ctx.keep_going))
             hook = exec_fence_hook(run, ctx.keep_going)
             r.rendered = render_unless_cached(ctx, r.post, r.key, hook, parsed[id(r.post)])
     return runs
@@ -191,7 +194,7 @@ def render_unless_cached(
     done = ctx.state.fragments.get(key)
     if done is not None and images_unchanged(done):
         return None
-    rendered = render_parsed(parsed or parse_post(post, ctx.content_dir), hook)
+    rendered = render_parsed(parsed or parse_post(post, ctx.content_dir, ctx.math_macros), hook)
     if rendered.images or rendered.unshown:
         stamps = [(u.source, u.stamp) for u in rendered.images] + rendered.unshown
         key = content_key(key, *(f"{path}:{stamp}" for path, stamp in stamps))

@@ -45,6 +45,7 @@ SITE_KEYS = (
     Key("feed_id", (str,), "", "the feed's `<id>` (default: its absolute URL)"),
     Key("feed_limit", (int,), 10, "newest N posts in each feed (as jekyll-feed); 0 = all"),
     Key("languages", (dict, list), None, "the site's languages: code -> settings below (default: `language` alone)"),
+    Key("math_macros", (dict,), {}, "TeX macros of every formula, as MathJax's: `E: \\mathbb{E}`, `vec: \\mathbf{#1}`"),
 )
 
 LANGUAGE_KEYS = (

@@ -74,6 +74,7 @@ class SiteConfig:
     feed_path: str = "feed.xml"
     feed_id: str = ""
     feed_limit: int = 10  # newest posts in each feed, as jekyll-feed; 0 = all
+    math_macros: dict[str, str] = field(default_factory=dict)  # TeX macro name (no backslash) -> its expansion
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     warnings: list[SiteWarning] = field(default_factory=list)  # unknown keys, with their lines
 
@@ -103,7 +104,7 @@ class SiteConfig:
         return f"{self.base_url}{path}" if self.base_url else path
 
 
-_TYPES: dict[str, Key] = {k.name: k for k in SITE_KEYS if k.name != "languages"}
+_TYPES: dict[str, Key] = {k.name: k for k in SITE_KEYS if k.name not in ("languages", "math_macros", "exec")}
 _LANG_FIELDS = {k.name for k in LANGUAGE_KEYS}
 _TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the default language's pages and assets use
 
@@ -130,7 +131,11 @@ def load_config(root: Path, url: str | None = None) -> SiteConfig:
 
 
 def _is_http_url(url: str) -> bool:
-    return re.match(r"https?://[^/\s]+", url) is not None
+    """http(s), a host, and nothing a page could read as markup: every page writes the url's path unescaped."""
+    return re.fullmatch(r"https?://[^/\s?#]+(?:/[^\s?#]*)?", url) is not None and not _UNSAFE_URL.search(url)
+
+
+_UNSAFE_URL = re.compile(r"[\x00-\x20\x7f\"'<>\\`{}|^]")
 
 
 def _read_config(root: Path) -> SiteConfig:
@@ -150,8 +155,45 @@ def _read_config(root: Path) -> SiteConfig:
         if key in _TYPES:
             setattr(cfg, key, _setting(_TYPES[key], value, lines.get(key)))
     cfg.languages = _load_languages(cfg, data.get("languages"), lines)
+    cfg.math_macros = _math_macros(data.get("math_macros"), lines)
     _check_values(cfg, lines)
     return cfg
+
+
+def _math_macros(value: Any, lines: dict[str, int]) -> dict[str, str]:
+    """`math_macros`: name -> TeX, as MathJax's `Macros` (a `[TeX, number of arguments]` pair is read too)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SiteError(
+            f"math_macros must be a mapping of name: TeX, got {value!r}", CONFIG_NAME, lines.get("math_macros")
+        )
+    macros = {}
+    for name, tex in value.items():
+        if isinstance(tex, list) and tex:  # MathJax: [expansion, arguments]; math-core counts the #N itself
+            tex = tex[0]
+        line = lines.get(f"math_macros.{name}", lines.get("math_macros"))
+        if not isinstance(name, str) or not re.fullmatch(r"\\?[A-Za-z]+", name) or not isinstance(tex, (str, int)):
+            raise SiteError(
+                f"math_macros: {name!r}: {tex!r} must be a macro name (letters) and its TeX", CONFIG_NAME, line
+            )
+        macros[name.lstrip("\\")] = str(tex)
+        _check_macro(name.lstrip("\\"), str(tex), line)
+    return macros
+
+
+def _check_macro(name: str, tex: str, line: int | None) -> None:
+    """A macro math-core cannot expand would fail every formula of the site: an error at its line."""
+    from math_core import LatexError, LatexToMathML  # only for a site that declares macros
+
+    arguments = max((int(n) for n in re.findall(r"#(\d)", tex)), default=0)
+    try:
+        LatexToMathML(fancy_error=False, macros={name: tex}).convert_with_local_state(
+            f"\\{name}" + "{x}" * arguments, displaystyle=False
+        )
+    except LatexError as exc:
+        reason = re.sub(r"^\w+:\d+: ", "", str(exc).strip())
+        raise SiteError(f"math_macros: {name}: math-core cannot read {tex!r}: {reason}", CONFIG_NAME, line) from None
 
 
 def _setting(key: Key, value: Any, line: int | None) -> Any:
