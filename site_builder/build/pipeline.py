@@ -16,6 +16,7 @@ from site_builder.build.context import BuildContext, Log
 from site_builder.build.posts import SitePosts, read_posts
 from site_builder.build.publish import Written, open_writer, write_site
 from site_builder.build.state import BuildState, CacheDamaged, LastBuild, damaged
+from site_builder.build.unchanged import nothing_to_do, site_print
 from site_builder.errors import SiteWarning, StrictFailure
 from site_builder.execute.options import ExecOptions
 from site_builder.execute.results import PostRun
@@ -78,12 +79,31 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         site = read_posts(ctx, exec_options)  # stages 1-4: load, parse, execute, render
         ctx.warnings += site.warnings()
         ctx.timings.lap("load+render")
+        fingerprint, found = site_print(ctx, site), len(ctx.warnings)
+        if nothing_to_do(ctx, fingerprint):
+            return unchanged_build(ctx, site)
         model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
         ctx.warnings += model.warnings
         writer = open_writer(ctx)
         ctx.timings.lap("assemble")
         written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
-    return finish_build(ctx, writer, site, written)
+        new_print = ctx.state.site_print != fingerprint
+        ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
+    return finish_build(ctx, writer, site, written, save=new_print)
+
+
+def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
+    """The result of a build that found nothing to do (`build.unchanged`), with the warnings of the last build."""
+    ctx.warnings += ctx.state.site_warnings
+    if ctx.strict and ctx.warnings:
+        raise StrictFailure(ctx.warnings)
+    state = ctx.state
+    state.warm.last = LastBuild(site.posts, site.rendered, site.runs)
+    ctx.timings.lap("unchanged")
+    return BuildResult(
+        ctx.output, len(site.posts), 0, len(state.pages), 0, 0, ctx.timings.total, ctx.timings.laps, site.runs, [],
+        state, warnings=ctx.warnings, drafts_left_out=site.drafts_left_out, future_left_out=site.future_left_out,
+    )  # fmt: skip
 
 
 def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[], Written]) -> Written:
@@ -102,8 +122,10 @@ def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[],
     return written
 
 
-def finish_build(ctx: BuildContext, writer: OutputWriter, site: SitePosts, written: Written) -> BuildResult:
-    """Record what the output now holds, save the state (a cold build that changed something), sum up."""
+def finish_build(
+    ctx: BuildContext, writer: OutputWriter, site: SitePosts, written: Written, save: bool = False
+) -> BuildResult:
+    """Record what the output now holds, save the state (a cold build that changed something, or `save`), sum up."""
     state = ctx.state
     previous = set(state.pages) if state.output == str(ctx.output) else set()
     unchanged = (
@@ -111,7 +133,7 @@ def finish_build(ctx: BuildContext, writer: OutputWriter, site: SitePosts, writt
     )
     state.pages, state.output, state.build_id = writer.keys, str(ctx.output), writer.build_id
     try:
-        if not ctx.warm and (not unchanged or state.loaded_posts_changed):
+        if not ctx.warm and (save or not unchanged or state.loaded_posts_changed):
             state.save()
     except OSError as exc:
         ctx.log(f"warning: could not save the build cache: {exc}")

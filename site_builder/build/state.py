@@ -25,11 +25,14 @@ if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
     from site_builder.write.templates import TemplateRefs
 
-CACHE_FORMAT = 12
+CACHE_FORMAT = 13
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
 
 Stamp = tuple[int, int]  # (st_mtime_ns, st_size) of a file
+
+
+_SAVED = ("fragments", "pages", "output", "posts", "build_id", "loading_key", "site_print", "site_warnings")
 
 
 class CacheDamaged(Exception):
@@ -83,6 +86,8 @@ class BuildState:
     posts: dict[str, PostRecord] = field(default_factory=dict)  # by file path
     build_id: str = ""
     loading_key: str = ""  # the settings that loaded posts depend on
+    site_print: str = ""  # what the last build's pages were made of (`build.unchanged`)
+    site_warnings: list[SiteWarning] = field(default_factory=list)  # its warnings found after rendering
     # In memory only: feed <entry> XML by what it shows (on disk they would double the cache for 0.2 s a build)
     feed_entries: dict[tuple[str, ...], str] = field(default_factory=dict)
     loaded_posts_changed: bool = True
@@ -104,7 +109,7 @@ class BuildState:
         if isinstance(data, dict) and data.get("format") == CACHE_FORMAT:
             saved: dict[str, object] = data
             state = cls(path)
-            for name in ("fragments", "pages", "output", "posts", "build_id", "loading_key"):
+            for name in _SAVED:
                 setattr(state, name, saved[name])
             state.unfilled, state.later = dict(state.fragments), later
             return state
@@ -140,7 +145,8 @@ class BuildState:
         self.prune()
         fragments = {key: replace(fragment, html="") for key, fragment in self.fragments.items()}
         data = {"format": CACHE_FORMAT, "fragments": fragments, "pages": self.pages, "output": self.output,
-                "posts": self.posts, "build_id": self.build_id, "loading_key": self.loading_key}  # fmt: skip
+                "posts": self.posts, "build_id": self.build_id, "loading_key": self.loading_key,
+                "site_print": self.site_print, "site_warnings": self.site_warnings}  # fmt: skip
         Signer.for_user().dump(self.path, data, {key: fragment.html for key, fragment in self.fragments.items()})
 
     def prune(self) -> None:
