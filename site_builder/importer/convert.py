@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from site_builder.importer import asides, bilingual, images, math, prepare
+from site_builder.importer import asides, bilingual, images, math, prepare, sanitize
 from site_builder.importer.html2md import Doc
 
 
@@ -18,6 +18,7 @@ def html_to_markdown(html: str, base: str = "", warn: Callable[[str], None] | No
 
     doc = Doc(html, base, note)
     prepare.strip_noise(doc)
+    sanitize.clean(doc)
     prepare.tidy_breaks(doc)
     prepare.resolve_urls(doc)
     images.unwrap_pictures(doc)

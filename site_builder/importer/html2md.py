@@ -87,6 +87,9 @@ class Doc:
         self.base = base
         self.warn = warn
         self.soup = BeautifulSoup(html, "html.parser")
+        for el in self.soup.find_all(True):  # the placeholders' attributes: a feed cannot forge one
+            for name in [name for name in el.attrs if name.startswith("data-md-")]:
+                del el[name]
         self.blocks: list[tuple[str, str]] = []  # (Markdown block, inline fallback)
         self.inlines: list[str] = []
         self.footnotes: list[tuple[str, str]] = []  # (label, Markdown text)

@@ -11,6 +11,7 @@ from bs4 import Tag
 from bs4.element import Comment, NavigableString
 
 from site_builder.importer.html2md import Doc, attr
+from site_builder.importer.sanitize import raw_html
 
 CODE_SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "math"}
 
@@ -36,7 +37,7 @@ def convert_mathml(doc: Doc) -> None:
         ann = math.find("annotation", attrs={"encoding": "application/x-tex"})
         if ann is None:
             doc.warn("kept a MathML formula without a TeX annotation as raw MathML")
-            math.replace_with(doc.inline(str(math).replace("\n", " ")))
+            math.replace_with(doc.inline(raw_html(math).replace("\n", " ")))
             continue
         tex = ann.get_text()
         display = math.get("display") == "block"

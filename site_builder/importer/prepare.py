@@ -12,6 +12,8 @@ from bs4.element import Comment, NavigableString
 from site_builder.importer.html2md import Doc, attr
 from site_builder.importer.math import classes as _classes
 from site_builder.importer.math import math_tag
+from site_builder.importer.sanitize import KNOWN_TAGS, raw_html
+from site_builder.importer.text import unsafe_url
 
 _URL_ATTRS = {
     "a": ["href", "data-pswp-src"],
@@ -43,19 +45,6 @@ _CLIENT_RENDERED = {
     "wavedrom",
     "markmap",
 }
-
-_TAG_NAMES = (
-    "a abbr acronym address area article aside audio b base bdi bdo big blockquote body br button canvas caption "
-    "center cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption "
-    "figure font footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend "
-    "li link main map mark menu meta meter nav noscript object ol optgroup option output p param picture pre "
-    "progress q rp rt ruby s samp script section select small source span strike strong style sub summary sup table "
-    "tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr svg math semantics "
-    "annotation mrow mi mo mn ms mtext mfrac msqrt mroot msub msup msubsup munder mover munderover mtable mtr mtd "
-    "mspace mstyle mpadded mphantom menclose annotation-xml path g circle rect line polyline polygon ellipse defs "
-    "use text tspan symbol clippath lineargradient stop"
-)
-KNOWN_TAGS = frozenset(_TAG_NAMES.split())
 
 
 def resolve_urls(doc: Doc) -> None:
@@ -97,7 +86,7 @@ def strip_noise(doc: Doc) -> None:
         el.decompose()
     for el in doc.soup.find_all("script"):
         src = attr(el, "src")
-        if src:
+        if src and not unsafe_url(src):
             doc.warn(f"replaced a <script src> embed by a link to {src}")
             el.replace_with(doc.block(f"<{src}>" if " " not in src else src))
         elif attr(el, "type").startswith("math/tex"):
@@ -322,7 +311,7 @@ def _original_tag_text(doc: Doc, el: Tag) -> str:
     return m.group() if m else f"<{el.name}>"
 
 
-_INTERACTIVE = {"iframe", "video", "audio", "embed", "object", "canvas", "form", "details", "svg"}
+_INTERACTIVE = {"video", "audio", "canvas", "details", "svg"}  # iframes, plug-ins and forms are gone (sanitize)
 
 
 def convert_interactive(doc: Doc) -> None:
@@ -332,14 +321,19 @@ def convert_interactive(doc: Doc) -> None:
         return isinstance(t, Tag) and (t.name in _INTERACTIVE or "-" in t.name)
 
     while (el := doc.soup.find(interactive)) is not None:
-        raw = re.sub(r"\n\s*\n", "\n", str(el)).strip()
+        raw = re.sub(r"\n\s*\n", "\n", raw_html(el)).strip()
         doc.warn(f"kept <{el.name}> as raw HTML")
         el.replace_with(doc.block(raw, raw.replace("\n", " ")))
 
 
 def convert_made_up_tags(doc: Doc) -> None:
-    """Tags no HTML knows (`<CLS>` typed into prose) -> the literal text the author meant."""
-    for el in doc.soup.find_all(lambda t: t.name not in KNOWN_TAGS and "-" not in t.name):
+    """Tags no HTML knows (`<CLS>` typed into prose) -> the literal text the author meant. Inside a drawing they
+    are SVG's own (`<animate>`, `<marker>`): kept as HTML is, through the sanitizer that drops what is unsafe."""
+
+    def made_up(t: Tag) -> bool:
+        return t.name not in KNOWN_TAGS and "-" not in t.name and t.find_parent("svg") is None
+
+    for el in doc.soup.find_all(made_up):
         original = _original_tag_text(doc, el)
         doc.warn(f"unknown HTML element {original} kept as literal text")
         el.insert_before(NavigableString(original))

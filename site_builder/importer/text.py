@@ -6,6 +6,8 @@ import re
 import unicodedata
 from urllib.parse import unquote, urlsplit
 
+import nh3
+
 from site_builder.util.cjk import cjk as cjk_pattern
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -123,6 +125,22 @@ def md_url(url: str) -> str:
         .replace(">", "%3E")
         .replace("\n", "")
     )
+
+
+SAFE_SCHEMES = frozenset(nh3.ALLOWED_URL_SCHEMES)  # http(s), mailto, tel, ftp, irc, ...: none runs script
+_DATA_IMAGE = re.compile(r"data:image/(?:gif|png|jpeg|webp)[;,]")  # the data: URLs markdown-it keeps
+
+
+def unsafe_url(url: str) -> bool:
+    """Whether a link or source runs script or shows a page of its own (`javascript:`, `vbscript:`, `data:` other
+    than an image, any scheme not known safe), read as a browser does: controls and spaces squeezed out first."""
+    squeezed = re.sub(r"[\x00-\x20\x7f]+", "", url).lower()
+    scheme = re.match(r"([a-z][a-z0-9+.-]*):", squeezed)
+    if scheme is None:
+        return False  # relative
+    if scheme.group(1) == "data":
+        return _DATA_IMAGE.match(squeezed) is None
+    return scheme.group(1) not in SAFE_SCHEMES
 
 
 def md_title(title: str) -> str:

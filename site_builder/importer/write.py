@@ -51,16 +51,37 @@ def _shorten(text: str, limit: int = _SUMMARY_MAX) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+_DOT = {".", "%2e"}
+_DOT_DOT = {"..", ".%2e", "%2e.", "%2e%2e"}
+
+
+def _without_dot_segments(path: str) -> str:
+    """`/a/../b/` -> `/b/`, as a browser reads the link (RFC 3986 5.2.4): a `..` never climbs above the root."""
+    kept: list[str] = []
+    for segment in path.split("/")[1:]:
+        if segment.lower() in _DOT_DOT:
+            if kept:
+                kept.pop()
+        elif segment.lower() not in _DOT:
+            kept.append(segment)
+    if path.rsplit("/", 1)[-1].lower() in _DOT | _DOT_DOT:
+        kept.append("")  # `/a/..` is the folder `/`
+    return "/" + "/".join(kept)
+
+
 def _permalink(link: str) -> str | None:
+    """The entry's own path, kept as its permalink: dot segments resolved (`\\` is `/` to a browser), so that the
+    page stays inside the site; None when nothing is left but the home page."""
     if not link:
         return None
-    path = urlsplit(link).path
-    if not path.strip("/"):
-        return None  # a post at the site root would take the home page's place
+    path = urlsplit(link.replace("\\", "/")).path
     decoded = unquote(path)
-    if decoded.count("/") != path.count("/") or any(c in decoded for c in "\n\r\t"):
-        decoded = path  # keep an encoded slash (%2F) encoded
-    return decoded if decoded.startswith("/") else "/" + decoded
+    if decoded.count("/") != path.count("/") or any(ord(c) < 32 or c == "\x7f" for c in decoded):
+        decoded = path  # keep an encoded slash (%2F) or a control character encoded
+    decoded = _without_dot_segments(decoded if decoded.startswith("/") else "/" + decoded)
+    if not decoded.strip("/") or decoded == "/index.html":
+        return None  # a post at the site root would take the home page's place
+    return decoded
 
 
 def _slug(entry: Entry) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import MutableMapping
 from datetime import datetime, timezone
 from typing import Any
@@ -14,9 +15,21 @@ GENERATOR_URI = "https://pypi.org/project/site-builder/"
 # Not xml.sax.saxutils: importing it loads urllib.request and the HTTP client (~20 ms of every build).
 
 
+# characters XML 1.0 has no place for, not even as a reference (a feed reader would refuse the whole feed)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
 def escape(text: str) -> str:
     """Text as XML character data (chained replaces: many times faster than str.translate on a long text)."""
+    if _NOT_XML.search(text):
+        text = _NOT_XML.sub("", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def escape_html(text: str) -> str:
+    """Plain text in a `type="html"` element: escaped as HTML, then as XML (a title `</title><script>` is text to
+    a feed reader, not markup)."""
+    return escape(escape(text))
 
 
 def quoteattr(text: str) -> str:
@@ -59,7 +72,7 @@ def atom_feed(
         f'<link href={quoteattr(home)} rel="alternate" type="text/html" hreflang={quoteattr(lang)}/>',
         f"<updated>{iso_date(updated)}</updated>",
         f"<id>{escape(feed_id)}</id>",
-        f'<title type="html">{escape(title or config.title)}</title>',
+        f'<title type="html">{escape_html(title or config.title)}</title>',
     ]
     if config.subtitle:
         out.append(f"<subtitle>{escape(config.subtitle)}</subtitle>")
@@ -82,7 +95,7 @@ def _entry(config: SiteConfig, view: Any, lang: str) -> str:
     link = config.absolute(post.permalink)
     out = [
         "<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">",
-        f'<title type="html">{escape(post.title)}</title>',
+        f'<title type="html">{escape_html(post.title)}</title>',
         f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>',
         f"<published>{iso_date(post.date)}</published>",
         f"<updated>{iso_date(post.updated)}</updated>",
@@ -92,6 +105,6 @@ def _entry(config: SiteConfig, view: Any, lang: str) -> str:
     ]
     out += [f"<category term={quoteattr(tag)}/>" for tag in post.tags]
     if post.summary:
-        out.append(f'<summary type="html">{escape(post.summary)}</summary>')
+        out.append(f'<summary type="html">{escape_html(post.summary)}</summary>')
     out.append("</entry>")
     return "\n".join(out)
