@@ -63,7 +63,7 @@ def check_site(root: Path, options: ExecOptions) -> CheckReport:
     parsed = [parse_post(p) for p in posts if p.execute]
     warnings = [*config.warnings, *(w for p in posts for w in p.warnings)]
     warnings += [w for pp in parsed for w in pp.env.get("warnings", [])]
-    return CheckReport(run_posts(parsed, config.root / EXEC_CACHE, options), sorted_warnings(warnings))
+    return CheckReport(run_posts(parsed, config.root / EXEC_CACHE, options, config.exec), sorted_warnings(warnings))
 
 
 def write_json(report: CheckReport, path: Path) -> None:

@@ -61,7 +61,7 @@ class PostFile(pytest.File):
         self._run: PostRun | None = None
 
     def collect(self) -> Iterator[BlockItem]:
-        config = load_config(self.site_root)
+        config = self.site_config = load_config(self.site_root)
         try:
             self.post = load_post(self.path, config)
             if self.post.execute:
@@ -77,7 +77,7 @@ class PostFile(pytest.File):
     def run_once(self) -> PostRun:
         if self._run is None:
             options = ExecOptions(rerun=self.config.getoption("--rerun-posts"))
-            runs = run_posts([self.parsed], self.site_root / EXEC_CACHE, options)
+            runs = run_posts([self.parsed], self.site_root / EXEC_CACHE, options, self.site_config.exec)
             self._run = runs[self.post.rel]
         return self._run
 

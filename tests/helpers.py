@@ -43,7 +43,9 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, pattern: str) -> st
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 1, f"exit code {proc.returncode}\nstdout: {proc.stdout}\nstderr: {proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 2 and lines[1] == "error: stopped with 1 error", f"expected one error line, got:\n{proc.stderr}"
+    assert len(lines) == 2 and lines[1] == "error: stopped with 1 error", (
+        f"expected one error line, got:\n{proc.stderr}"
+    )
     assert re.search(pattern, lines[0]), f"{lines[0]!r} does not match {pattern!r}"
     return lines[0]
 

@@ -207,6 +207,4 @@ def test_unreachable_ray_address_is_one_error_line(tmp_path):
     assert time.perf_counter() - start < 30
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert lines[1:] == ["error: stopped with 1 error"]
-    assert lines[0].startswith("error: cannot reach the Ray cluster at --ray-address 127.0.0.1:"), (
-        out(proc)
-    )
+    assert lines[0].startswith("error: cannot reach the Ray cluster at --ray-address 127.0.0.1:"), out(proc)

@@ -170,7 +170,7 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     from site_builder.execute import run_posts  # imported when a post executes
     from site_builder.execute.report import failure_lines
 
-    runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options)
+    runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec)
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:
         lines = [line for run in failed for line in failure_lines(run)]

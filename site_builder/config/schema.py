@@ -46,6 +46,7 @@ SITE_KEYS = (
     Key("feed_limit", (int,), 10, "newest N posts in each feed (as jekyll-feed); 0 = all"),
     Key("languages", (dict, list), None, "the site's languages: code -> settings below (default: `language` alone)"),
     Key("math_macros", (dict,), {}, "TeX macros of every formula, as MathJax's: `E: \\mathbb{E}`, `vec: \\mathbf{#1}`"),
+    Key("exec", (dict,), {}, "for every executing post: `env` (variables passed by name), `network: false`"),
 )
 
 LANGUAGE_KEYS = (
@@ -72,7 +73,7 @@ FRONT_MATTER_KEYS = (
     Key("translation_key", (str,), "the path without `.LANG`", "posts sharing it are one post in several languages"),
     Key("draft", (bool,), False, "true: not built, not in feeds"),
     Key("execute", (bool,), False, "true: the post's Python blocks run at every build and `check`"),
-    Key("exec", (dict,), {}, "the run's limits: timeout, memory, requires, files (see Executable posts)"),
+    Key("exec", (dict,), {}, "the run's limits, packages, files and network (see Executable posts)"),
 )
 
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,

@@ -58,6 +58,14 @@ class Language:
 
 
 @dataclass
+class SiteExec:
+    """site.yml's `exec:`: environment variables passed to posts by name, and whether posts may use the network."""
+
+    env: list[str] = field(default_factory=list)
+    network: bool = True
+
+
+@dataclass
 class SiteConfig:
     """Site-wide settings, with the defaults a new site gets."""
 
@@ -75,6 +83,7 @@ class SiteConfig:
     feed_id: str = ""
     feed_limit: int = 10  # newest posts in each feed, as jekyll-feed; 0 = all
     math_macros: dict[str, str] = field(default_factory=dict)  # TeX macro name (no backslash) -> its expansion
+    exec: SiteExec = field(default_factory=SiteExec)  # for every executing post
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     warnings: list[SiteWarning] = field(default_factory=list)  # unknown keys, with their lines
 
@@ -156,8 +165,35 @@ def _read_config(root: Path) -> SiteConfig:
             setattr(cfg, key, _setting(_TYPES[key], value, lines.get(key)))
     cfg.languages = _load_languages(cfg, data.get("languages"), lines)
     cfg.math_macros = _math_macros(data.get("math_macros"), lines)
+    cfg.exec = _site_exec(data.get("exec"), lines)
     _check_values(cfg, lines)
     return cfg
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SITE_EXEC = ("env", "network")
+
+
+def _site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
+    """site.yml's `exec:` (the defaults without one); a wrong value is an error at its line."""
+    if raw is None:
+        return SiteExec()
+    if not isinstance(raw, dict) or set(raw) - set(_SITE_EXEC):
+        message = f"site.yml's exec must be a mapping of {' and '.join(_SITE_EXEC)}, got {raw!r}"
+        raise SiteError(message, CONFIG_NAME, lines.get("exec"))
+    site = SiteExec()
+    if "network" in raw:
+        if not isinstance(raw["network"], bool):
+            message = f"exec: network must be true or false, got {raw['network']!r}"
+            raise SiteError(message, CONFIG_NAME, lines.get("exec.network"))
+        site.network = raw["network"]
+    env = raw.get("env") or []
+    env = [env] if isinstance(env, str) else env
+    if not isinstance(env, list) or not all(isinstance(n, str) and _ENV_NAME.fullmatch(n) for n in env):
+        message = f"exec: env must be a list of environment variable names, got {raw.get('env')!r}"
+        raise SiteError(message, CONFIG_NAME, lines.get("exec.env") or lines.get("exec"))
+    site.env = list(env)
+    return site
 
 
 def _math_macros(value: Any, lines: dict[str, int]) -> dict[str, str]:

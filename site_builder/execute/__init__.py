@@ -11,20 +11,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from site_builder.config.site import SiteExec
     from site_builder.execute.options import ExecOptions
     from site_builder.execute.results import PostRun
     from site_builder.models import ParsedPost
 
 
-def run_posts(parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions) -> dict[str, PostRun]:
-    """Run every executing post (from the cache when unchanged); returns runs by post path."""
+def run_posts(
+    parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions, site: SiteExec | None = None
+) -> dict[str, PostRun]:
+    """Run every executing post (from the cache when unchanged); returns runs by post path. `site`: site.yml's
+    `exec:` (variables passed by name, network)."""
     from site_builder.execute.executors import run_all
     from site_builder.execute.job import Job, make_job
     from site_builder.execute.report import Progress
     from site_builder.execute.store import RunStore
 
     store = RunStore(cache_dir)
-    jobs = [make_job(p) for p in parsed if p.post.execute]
+    executing = [p for p in parsed if p.post.execute]
+    jobs = [make_job(p, site) for p in executing]
     runs: dict[str, PostRun] = {}
     todo = []
     for job in jobs:
@@ -35,7 +40,7 @@ def run_posts(parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions) -
         else:
             todo.append(job)
     if not todo:
-        return runs
+        return _warn(runs, options)
     reasons = store.reasons(todo, options.rerun)
 
     def done(job: Job, run: PostRun) -> None:
@@ -48,4 +53,13 @@ def run_posts(parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions) -
         run_all(todo, options, progress, done)
     finally:
         progress.close()
+    return _warn(runs, options)
+
+
+def _warn(runs: dict[str, PostRun], options: ExecOptions) -> dict[str, PostRun]:
+    """Print what the runs could not do as asked (`warning: file:line: ...`)."""
+    if options.progress is not None:
+        for rel in sorted(runs):
+            for warning in runs[rel].warnings:
+                options.progress(f"warning: {warning}")
     return runs

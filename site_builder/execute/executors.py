@@ -8,7 +8,7 @@ import re
 import socket
 import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 from site_builder.errors import SiteError
@@ -21,6 +21,7 @@ from site_builder.execute.session import run_job
 from site_builder.execute.settings import DEFAULT_MEMORY
 
 Runner = Callable[[Job], PostRun]
+STOP_WAIT = 3.0  # seconds an interrupted run waits for its stopped posts to clean up
 
 
 def available_memory() -> int:
@@ -48,12 +49,15 @@ def run_all(jobs: list[Job], options: ExecOptions, progress: Progress, done: Cal
     ray = options.executor == "ray"
     runner: Runner = _ray_runner(options.ray_address) if ray else functools.partial(run_job, children=children)
     pool = ThreadPoolExecutor(max_workers=min(len(jobs) if ray else parallel_slots(jobs), len(jobs)))
+    futures = [pool.submit(progress.track, job.rel, runner, job) for job in jobs]
     try:
-        for job, run in zip(jobs, pool.map(lambda j: progress.track(j.rel, runner, j), jobs), strict=True):
-            done(job, run)
+        for job, future in zip(jobs, futures, strict=True):
+            done(job, future.result())
     except BaseException:
         children.stop_all()
         pool.shutdown(wait=False, cancel_futures=True)
+        if not ray:  # the stopped posts' threads remove their run directories (a Ray task may not return)
+            wait(futures, timeout=STOP_WAIT)
         raise
     pool.shutdown()
 

@@ -17,7 +17,7 @@ from site_builder.execute.blocks import CodeBlock
 from site_builder.execute.settings import ExecSettings
 from site_builder.util.hashing import bytes_digest, content_key
 
-RUNNER_VERSION = "4"  # with the runner's own bytes: results made by another runner are not reused
+RUNNER_VERSION = "5"  # with the runner's own bytes: results made by another runner are not reused
 RUNNER = Path(__file__).with_name("runner.py")
 
 
@@ -119,10 +119,16 @@ def code_key(blocks: list[CodeBlock]) -> str:
 
 
 def run_key(
-    rel: str, blocks: list[CodeBlock], settings: ExecSettings, packages: dict[str, str], source_dir: Path
+    rel: str,
+    blocks: list[CodeBlock],
+    settings: ExecSettings,
+    packages: dict[str, str],
+    source_dir: Path,
+    env: dict[str, str] | None = None,
 ) -> str:
-    """What a run depends on: the post's path, the blocks, their options, the settings, Python, the packages the
-    blocks import (version and install time), the declared files.
+    """What a run depends on: the post's path, the blocks, their options, the settings (network and the process
+    cap included), Python, the packages the blocks import (version and install time), the declared files, the
+    variables site.yml passes to posts (names and values, hashed with the rest).
 
     Not the blocks' line numbers: a cached run is moved to the blocks' new lines when loaded (store.move_lines)."""
     return content_key(
@@ -134,4 +140,5 @@ def run_key(
         blocks_json(blocks),
         json.dumps(asdict(settings), sort_keys=True),
         files_key(source_dir, settings.files),
+        json.dumps(env or {}, sort_keys=True),
     )

@@ -44,6 +44,7 @@ class PostRun:
     cached: bool = False
     reason: str = ""
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # `file:line: message`: what the run could not do as asked
 
     @property
     def failures(self) -> list[Failure]:

@@ -179,6 +179,7 @@ def run_doctest(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str
 def main(job_path: str) -> int:
     with open(job_path, encoding="utf-8") as fh:
         job = json.load(fh)
+    job["result_path"] = os.path.abspath(job["result_path"])  # a block may change directory
     rel = job["rel"]
     # tracebacks show the post's own lines
     linecache.cache[rel] = (len(job["source"]), None, job["source"].splitlines(True), rel)

@@ -1,28 +1,58 @@
-"""Limits and process groups: a child runs under a memory cap and a timeout, and nothing it starts outlives it."""
+"""Limits and process groups: a child runs under caps (memory, time, processes, files and bytes in its run
+directory), and nothing it starts outlives it.
+
+Every process of a post is found through a mark it inherits and does not set itself: its RLIMIT_LOCKS (a limit
+Linux keeps but no longer enforces) is a number drawn for the run. A daemon that leaves the process group
+(setsid, double fork) and clears its environment still carries it; only code that lowers that limit on purpose
+escapes (full isolation needs namespaces or a container)."""
 
 from __future__ import annotations
 
 import os
 import resource
+import secrets
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-RUN_TOKEN_VAR = "SITE_BUILDER_RUN"
-FILE_SIZE_CAP = 1 << 30
+from site_builder.execute.isolation import enter_netns
+from site_builder.execute.settings import DEFAULT_PROCESSES
+
+FILE_SIZE_CAP = 1 << 30  # RLIMIT_FSIZE: bytes of any one file the post writes
+RUN_DIR_FILES = 10_000  # files and folders in the run directory
+RUN_DIR_BYTES = 1 << 30  # bytes on disk in the run directory
+WATCH_INTERVAL = 0.1  # seconds between two looks at a running post's processes and files
+# RLIMIT_LOCKS (10 on Linux; Python's resource module does not name it), shown as "Max file locks" in /proc
+_MARK_LIMIT: int | None = getattr(resource, "RLIMIT_LOCKS", 10) if sys.platform.startswith("linux") else None
+
+
+@dataclass
+class Limits:
+    """What one child may use: address space, seconds, processes at once, files and bytes in its directory; and
+    the unshare(2) flags that cut it off the network (None: it keeps the network)."""
+
+    memory: int
+    timeout: float
+    processes: int = DEFAULT_PROCESSES
+    files: int = RUN_DIR_FILES
+    disk: int = RUN_DIR_BYTES
+    netns: int | None = None
 
 
 @dataclass
 class ChildExit:
-    """How a child ended: its exit status (None when it was stopped at the timeout), and whether processes it
-    started were still running after it and had to be stopped."""
+    """How a child ended: its exit status (None when it was stopped), whether it was stopped at the timeout, the
+    cap it went over when it was stopped for that ("processes", "files", "disk"), and whether processes it started
+    were still running after it and had to be stopped."""
 
     code: int | None
     timed_out: bool
     leftover: bool
+    capped: str = ""
 
 
 class Children:
@@ -51,10 +81,14 @@ class Children:
             _kill_group(pgid)
 
 
-def _limits(memory: int) -> Callable[[], None]:
+def _limits(limits: Limits, mark: int) -> Callable[[], None]:
     def apply() -> None:  # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
+        if _MARK_LIMIT is not None:
+            resource.setrlimit(_MARK_LIMIT, (mark, mark))
+        if limits.netns is not None:
+            enter_netns(limits.netns)
 
     return apply
 
@@ -76,31 +110,75 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _tagged_processes(token: str) -> list[int]:
-    """Processes whose environment carries this run's token: everything the post's code started, even the ones
-    that left its process group (setsid, daemons). Linux only (/proc); elsewhere the group alone is checked."""
-    needle, pids = f"{RUN_TOKEN_VAR}={token}".encode(), list[int]()
+def _marked(pid: str, mark: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/limits", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Max file locks"):
+                    return line.split()[3] == mark
+    except OSError:
+        pass
+    return False
+
+
+def post_processes(pgid: int, mark: int) -> list[int]:
+    """The live processes of a post: those of its process group, and those carrying its mark wherever they went
+    (setsid, double fork, a cleared environment). Linux only (/proc); elsewhere the group alone is seen."""
+    needle, pids, me = str(mark).encode(), list[int](), str(os.getpid())
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return pids
+        return [pgid] if _group_alive(pgid) else []
     for name in entries:
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/environ", "rb") as fh:
-                    if needle in fh.read().split(b"\0"):
-                        pids.append(int(name))
-            except OSError:
-                pass
+        if not name.isdigit() or name == me:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+            fields = stat[stat.rindex(b")") + 2 :].split()
+        except (OSError, ValueError):
+            continue
+        if fields[0] != b"Z" and (int(fields[2]) == pgid or _marked(name, needle)):  # zombies are dead already
+            pids.append(int(name))
     return pids
 
 
-def _stop_strays(pgid: int, token: str) -> bool:
+def run_dir_usage(path: str, max_files: int) -> tuple[int, int]:
+    """Files and folders under `path` (counting stops past `max_files`), and the bytes they take on disk."""
+    count, size, todo = 0, 0, [path]
+    while todo and count <= max_files:
+        try:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    count += 1
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            todo.append(entry.path)
+                        else:
+                            size += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return count, size
+
+
+def _over_cap(pgid: int, mark: int, cwd: str, limits: Limits) -> str:
+    """The cap the running child went over ("processes", "files", "disk"), or ""."""
+    if len(post_processes(pgid, mark)) > limits.processes:
+        return "processes"
+    files, size = run_dir_usage(cwd, limits.files)
+    if files > limits.files:
+        return "files"
+    return "disk" if size > limits.disk else ""
+
+
+def _stop_strays(pgid: int, mark: int) -> bool:
     """Stop what the child left running, in its group or not; whether there was anything."""
     leftover = False
-    for _ in range(20):
-        strays = _tagged_processes(token)
-        if not _group_alive(pgid) and not strays:
+    for _ in range(50):
+        strays = post_processes(pgid, mark)
+        if not strays:
             break
         leftover = True
         _kill_group(pgid)
@@ -113,19 +191,34 @@ def _stop_strays(pgid: int, token: str) -> bool:
     return leftover
 
 
+def _watch(proc: subprocess.Popen[bytes], cwd: str, limits: Limits, mark: int) -> ChildExit:
+    """Wait for the child, looking at its processes and files every WATCH_INTERVAL; stop it at the timeout or
+    when it goes over a cap."""
+    deadline = time.monotonic() + limits.timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return ChildExit(proc.wait(timeout=max(0.0, min(WATCH_INTERVAL, left))), False, False)
+        except subprocess.TimeoutExpired:
+            pass
+        capped = _over_cap(proc.pid, mark, cwd, limits)
+        if capped or time.monotonic() >= deadline:
+            _kill_group(proc.pid)
+            proc.wait()
+            return ChildExit(None, not capped, False, capped)
+
+
 def run_child(
     argv: list[str],
     cwd: str,
     env: dict[str, str],
-    memory: int,
-    timeout: float,
+    limits: Limits,
     log_path: str,
     children: Children | None = None,
 ) -> ChildExit:
-    """Run `argv` in a process group of its own, stdin closed, output to `log_path`, under `memory` bytes of
-    address space; stop it after `timeout` seconds, and stop whatever it started. `children` tracks it."""
-    token = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
-    env = dict(env, **{RUN_TOKEN_VAR: token})
+    """Run `argv` in `cwd`, in a process group of its own, stdin closed, output to `log_path`, under `limits`;
+    stop it at the timeout or over a cap, and stop whatever it started. `children` tracks it."""
+    mark = 1_000_000_000 + secrets.randbelow(1 << 30)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             argv,
@@ -135,20 +228,14 @@ def run_child(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_limits(memory),
+            preexec_fn=_limits(limits, mark),
         )
         if children is not None:
             children.add(proc.pid)
-        timed_out = False
-        code: int | None
         try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc.pid)
-            proc.wait()
-            code, timed_out = None, True
+            child = _watch(proc, cwd, limits, mark)
         finally:
             if children is not None:
                 children.discard(proc.pid)
-        leftover = _stop_strays(proc.pid, token)
-    return ChildExit(code, timed_out, leftover)
+        child.leftover = _stop_strays(proc.pid, mark)
+    return child

@@ -15,17 +15,27 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.execute.fingerprint import RUNNER
+from site_builder.execute.isolation import child_env, netns_flags
 from site_builder.execute.job import Job
 from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info
-from site_builder.execute.sandbox import ChildExit, Children, run_child
+from site_builder.execute.sandbox import (
+    FILE_SIZE_CAP,
+    RUN_DIR_BYTES,
+    RUN_DIR_FILES,
+    ChildExit,
+    Children,
+    Limits,
+    run_child,
+)
 from site_builder.execute.settings import ExecSettings, format_size
 
 OUTPUT_CAP = 1 << 20
+LOG_TAIL = 64 << 10  # bytes of the runner's own output read back (a crash's last words)
 _SIGNALS = {
     "SIGSEGV": "crashed (segmentation fault)",
     "SIGKILL": "was killed (out of memory?)",
     "SIGABRT": "aborted",
-    "SIGXFSZ": "wrote a file larger than 1 GiB",
+    "SIGXFSZ": f"wrote a file larger than {format_size(FILE_SIZE_CAP)}",
 }
 
 
@@ -40,11 +50,13 @@ class Refused(Exception):
 def run_job(job: Job, children: Children | None = None) -> PostRun:
     """Run one post in a fresh interpreter: own temp dir, stdin closed, memory cap, timeout, process group."""
     start = time.perf_counter()
+    netns = None if job.settings.network else netns_flags()
+    warnings = [] if job.settings.network or netns is not None else [_network_warning(job)]
     try:
         _check_requires(job.settings.requires)
         with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
             _copy_files(job, work)
-            results, error = _run_in(job, work, children)
+            results, error = _run_in(job, work, netns, children)
     except Refused as refusal:
         line = job.lines.get(f"exec.{refusal.key}") or job.lines.get("exec") or 1
         blocks = [BlockResult(b.index, b.line, "not run") for b in job.blocks]
@@ -54,7 +66,15 @@ def run_job(job: Job, children: Children | None = None) -> PostRun:
         running = next((b for b in blocks if b.status == "not run"), None)
         if running is not None:
             error["line"] = running.line
-    return PostRun(job.rel, job.key, blocks, error, seconds=_since(start))
+    return PostRun(job.rel, job.key, blocks, error, seconds=_since(start), warnings=warnings)
+
+
+def _network_warning(job: Job) -> str:
+    line = job.lines.get("exec.network") or job.lines.get("exec") or (job.blocks[0].line if job.blocks else 1)
+    return (
+        f"{job.rel}:{line}: exec: network: false, but network access could not be blocked here (it needs Linux "
+        "network namespaces: root, or unprivileged user namespaces); the post ran with the network"
+    )
 
 
 def _since(start: float) -> float:
@@ -110,28 +130,61 @@ def _payload(job: Job, result_path: str) -> dict[str, Any]:
     }
 
 
-def _run_in(job: Job, work: str, children: Children | None) -> tuple[dict[int, dict[str, Any]], ErrorInfo | None]:
-    """Run the runner in `work`: each block's result by index, and the post-level failure, if any."""
+def _run_in(
+    job: Job, work: str, netns: int | None, children: Children | None
+) -> tuple[dict[int, dict[str, Any]], ErrorInfo | None]:
+    """Run the runner in `work`: each block's result by index, and the post-level failure, if any. The child is
+    told nothing of where the site (or site_builder) is: a copy of the runner, paths relative to `work`, an
+    environment from an allow-list."""
     result_path = os.path.join(work, ".results.jsonl")
-    job_path = os.path.join(work, ".job.json")
-    with open(job_path, "w", encoding="utf-8") as fh:
-        json.dump(_payload(job, result_path), fh)
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
-    env.pop("PYTHONSTARTUP", None)
+    with open(os.path.join(work, ".job.json"), "w", encoding="utf-8") as fh:
+        json.dump(_payload(job, ".results.jsonl"), fh)
+    shutil.copyfile(RUNNER, os.path.join(work, ".runner.py"))  # a script, not -m: it imports no site_builder
+    env = child_env(work, job.site_root or job.source_dir, job.env)
     log_path = os.path.join(work, ".runner.log")
-    argv = [sys.executable, str(RUNNER), job_path]  # a script, not -m: the post's process imports no site_builder
-    child = run_child(argv, work, env, job.settings.memory, job.settings.timeout, log_path, children)
+    s = job.settings
+    limits = Limits(s.memory, s.timeout, processes=s.processes, netns=netns)
+    try:
+        child = run_child([sys.executable, ".runner.py", ".job.json"], work, env, limits, log_path, children)
+    except (OSError, subprocess.SubprocessError) as exc:
+        first_line = job.blocks[0].line if job.blocks else 1
+        return {}, error_info("Crash", f"the Python process for the post could not be started: {exc}", first_line)
     results = _read_results(result_path)
     return results, _post_error(job, child, results, log_path)
 
 
-def _post_error(job: Job, child: ChildExit, results: dict[int, dict[str, Any]], log_path: str) -> ErrorInfo | None:
-    first_line = job.blocks[0].line if job.blocks else 1
+def _cap_error(job: Job, child: ChildExit, line: int) -> ErrorInfo | None:
+    """The failure of a child stopped at its timeout or over a cap."""
     if child.timed_out:
         timeout = job.settings.timeout
         message = f"the post's code did not finish within {timeout:g} s (exec: timeout) and was stopped"
-        return error_info("Timeout", message, first_line)
-    log = Path(log_path).read_text(errors="replace")
+        return error_info("Timeout", message, line)
+    caps = {
+        "processes": (
+            "ProcessLimit",
+            f"more than {job.settings.processes} processes running at once (exec: processes)",
+        ),
+        "files": ("FileLimit", f"more than {RUN_DIR_FILES} files in its directory"),
+        "disk": ("DiskLimit", f"more than {format_size(RUN_DIR_BYTES)} on disk in its directory"),
+    }
+    if child.capped in caps:
+        kind, what = caps[child.capped]
+        return error_info(kind, f"the post's code had {what}; it was stopped, and everything it started", line)
+    return None
+
+
+def _read_tail(path: str) -> str:
+    with open(path, "rb") as fh:
+        fh.seek(max(0, os.fstat(fh.fileno()).st_size - LOG_TAIL))
+        return fh.read().decode("utf-8", "replace")
+
+
+def _post_error(job: Job, child: ChildExit, results: dict[int, dict[str, Any]], log_path: str) -> ErrorInfo | None:
+    first_line = job.blocks[0].line if job.blocks else 1
+    capped = _cap_error(job, child, first_line)
+    if capped is not None:
+        return capped
+    log = _read_tail(log_path)
     if child.code not in (0, None):
         return _crash_error(child.code or 0, job.settings, first_line, log)
     if any(b.index not in results for b in job.blocks) and not any(

@@ -1,4 +1,5 @@
-"""A post's `execute:` and `exec:` front matter: whether it runs, and its limits, packages and files."""
+"""A post's `execute:` and `exec:` front matter: whether it runs, its limits, packages, files and network (site.yml's
+`exec:`, read with the rest of site.yml, is `config.site.SiteExec`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from site_builder.models import Post
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY = 4 << 30
-SETTINGS = ("timeout", "memory", "requires", "files")
+DEFAULT_PROCESSES = 100  # processes of one post running at once (its own included)
+SETTINGS = ("timeout", "memory", "requires", "files", "network", "processes")
 _UNITS = {
     **{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40},
     **{"kb": 1000, "mb": 10**6, "gb": 10**9, "tb": 10**12},
@@ -27,6 +29,8 @@ class ExecSettings:
     memory: int = DEFAULT_MEMORY
     requires: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    network: bool = True  # false: the post's process gets no network (a network namespace of its own)
+    processes: int = DEFAULT_PROCESSES
 
 
 def parse_size(value: Any, rel: str = "", line: int | None = None) -> int:
@@ -50,12 +54,10 @@ def exec_settings(post: Post) -> ExecSettings:
     """The post's settings; a wrong one is an error naming the post."""
     raw = post.meta.get("exec") or {}
     if not isinstance(raw, dict):
-        raise SiteError("'exec' must be a mapping (timeout, memory, requires, files)", post.rel)
+        raise SiteError(f"'exec' must be a mapping ({', '.join(SETTINGS)})", post.rel)
     unknown = set(raw) - set(SETTINGS)
     if unknown:
-        raise SiteError(
-            f"unknown exec setting(s): {', '.join(sorted(unknown))} (use timeout, memory, requires, files)", post.rel
-        )
+        raise SiteError(f"unknown exec setting(s): {', '.join(sorted(unknown))} (use {', '.join(SETTINGS)})", post.rel)
     settings = ExecSettings()
     try:
         if "timeout" in raw:
@@ -71,4 +73,17 @@ def exec_settings(post: Post) -> ExecSettings:
         if not isinstance(value, list):
             raise SiteError(f"exec: {key} must be a list", post.rel)
         setattr(settings, key, [str(v) for v in value])
+    if "network" in raw:
+        settings.network = _flag(raw["network"], "network", post.rel, post.lines.get("exec.network"))
+    if "processes" in raw:
+        value = raw["processes"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise SiteError(f"exec: processes must be a whole number of at least 1, got {value!r}", post.rel)
+        settings.processes = value
     return settings
+
+
+def _flag(value: Any, key: str, rel: str, line: int | None) -> bool:
+    if not isinstance(value, bool):
+        raise SiteError(f"exec: {key} must be true or false, got {value!r}", rel, line)
+    return value
