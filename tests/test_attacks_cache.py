@@ -80,7 +80,10 @@ def test_a_damaged_cache_file_is_discarded_with_one_warning(site: Path, damage: 
     elif damage == "flipped-html":
         from site_builder.util.signed import MAGIC
 
-        at = len(MAGIC) + 72 + 20  # past the header, inside the second part
+        head = len(MAGIC) + 72  # MAGIC, two MACs, the second part's length; then the second part
+        length = int.from_bytes(blob[head - 8 : head], "big")
+        assert length > 0
+        at = head + length // 2
         path.write_bytes(blob[:at] + bytes([blob[at] ^ 0xFF]) + blob[at + 1 :])
     elif damage == "empty":
         path.write_bytes(b"")

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from site_builder.util.files import atomic_file
 
-MAGIC = b"site-builder signed cache 2\n"
+MAGIC = b"site-builder signed cache 3\n"
 _DIGEST = 32  # bytes of HMAC-SHA256
 _HEAD = len(MAGIC) + 2 * _DIGEST + 8
 
@@ -34,10 +34,10 @@ def key_path() -> Path:
 
 @dataclass
 class Later:
-    """The second part of a signed file, read, checked and unpickled only when asked for (`load`).
+    """The second part of a signed file (bytes, never unpickled), read and checked only when asked for (`load`).
 
     It is checked against its MAC, which the first part's MAC covers, so a part from another file or a damaged one
-    is refused (Unsigned) before it is unpickled. The file stays open, so a build that replaced it since is no harm."""
+    is refused (Unsigned). The file stays open, so a build that replaced it since is no harm."""
 
     fh: BinaryIO
     offset: int
@@ -45,7 +45,7 @@ class Later:
     mac: bytes
     key: bytes
 
-    def load(self) -> object:
+    def load(self) -> bytes:
         try:
             self.fh.seek(self.offset)
             data = self.fh.read(self.length)
@@ -53,7 +53,7 @@ class Later:
             self.fh.close()
         if len(data) != self.length or not hmac.compare_digest(self.mac, hmac.digest(self.key, data, "sha256")):
             raise Unsigned("its second part does not match its signature (damaged)")
-        return _unpickle(data)
+        return data
 
 
 @dataclass
@@ -81,9 +81,9 @@ class Signer:
             os.close(fd)
         return cls(key)
 
-    def dump(self, path: Path, value: object, later: object = None) -> None:
-        """Pickle `later`, then `value`, into `path`, each streamed through an HMAC (no copy of the pickles in
-        memory), written beside it and renamed over it.
+    def dump(self, path: Path, value: object, later: bytes = b"") -> None:
+        """The bytes `later`, then `value` pickled, into `path`, each through an HMAC (the pickle streamed: no copy of
+        it in memory), written beside it and renamed over it.
 
         Layout: MAGIC, the MAC of the first part (which covers the second part's MAC and length), the second
         part's MAC, its length, the second part (`later`), the first (`value`)."""
@@ -91,7 +91,7 @@ class Signer:
         with atomic_file(path) as fh:
             fh.write(MAGIC + bytes(_HEAD - len(MAGIC)))  # MACs and length filled in once the pickles are written
             second = _SigningWriter(fh, hmac.new(self.key, digestmod="sha256"))
-            pickle.dump(later, second, protocol=pickle.HIGHEST_PROTOCOL)
+            second.write(later)
             tail = second.mac.digest() + second.length.to_bytes(8, "big")
             first = _SigningWriter(fh, hmac.new(self.key, tail, digestmod="sha256"))
             pickle.dump(value, first, protocol=pickle.HIGHEST_PROTOCOL)
