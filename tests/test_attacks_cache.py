@@ -107,3 +107,18 @@ def test_the_key_lives_outside_the_site_tree(site: Path, tmp_path: Path) -> None
 
     assert site not in key_path().parents
     assert key_path().stat().st_mode & 0o077 == 0, "the key is readable by other users"
+
+
+def test_a_cache_from_another_version_is_rebuilt_without_a_warning(site: Path) -> None:
+    """An upgrade that changes the cache's layout is nothing the user did wrong: no warning (which --strict would
+    turn into a failed build), the site is built from scratch, and nothing of the old file is unpickled."""
+    assert build(site).returncode == 0
+    from site_builder.util.signed import MAGIC
+
+    old = MAGIC.replace(b"cache ", b"cache 0.")  # another version's header, then its signed pickle
+    blob = (site / CACHE).read_bytes()
+    (site / CACHE).write_bytes(old + blob[len(MAGIC) :])
+    (site / "content" / "posts" / "a.md").write_text("---\ntitle: A\ndate: 2024-01-01\n---\n\nHello again.\n")
+    proc = run_cli("build", "--strict", "--source", str(site), "--output", str(site / "output"))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert "Hello again." in (site / "output" / "blog" / "2024" / "a" / "index.html").read_text()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from site_builder.assemble.memo import AssembleMemo
 from site_builder.errors import SiteWarning
 from site_builder.models import Post, Rendered
-from site_builder.util.signed import Later, Signer, Unsigned
+from site_builder.util.signed import Later, Outdated, Signer, Unsigned
 
 if TYPE_CHECKING:
     import jinja2
@@ -104,7 +104,7 @@ class BuildState:
         """The state a previous build saved at `path`, or an empty one (with a warning when the file was unusable)."""
         try:
             data, later = Signer.for_user().load(path)
-        except FileNotFoundError:
+        except (FileNotFoundError, Outdated):  # none, or another version's: built from scratch without a word
             return cls(path)
         except (OSError, Unsigned) as exc:
             warnings.append(damaged(exc))

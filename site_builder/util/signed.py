@@ -23,6 +23,10 @@ _DIGEST = 32  # bytes of HMAC-SHA256
 _HEAD = len(MAGIC) + 2 * _DIGEST + 8
 
 
+class Outdated(Exception):
+    """A signed cache in another version's layout: nothing wrong, only of no use."""
+
+
 class Unsigned(Exception):
     """A cache file that cannot be trusted or read; its message says why, in a few words."""
 
@@ -104,6 +108,8 @@ class Signer:
         fh = open(path, "rb")  # noqa: SIM115 (kept open for the second part)
         try:
             head = fh.read(_HEAD)
+            if head[: len(MAGIC)] != MAGIC and head.startswith(MAGIC[: MAGIC.rindex(b" ")]):
+                raise Outdated("written by another version of site-builder")
             if len(head) < _HEAD or head[: len(MAGIC)] != MAGIC:
                 raise Unsigned("not a signed site-builder cache")
             mac, tail = head[len(MAGIC) : len(MAGIC) + _DIGEST], head[len(MAGIC) + _DIGEST :]
