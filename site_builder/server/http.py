@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import mimetypes
 import posixpath
 import queue
+import select
 import socket
 import threading
 import time
@@ -16,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from site_builder.server.guard import HEADER_TIMEOUT, SEND_TIMEOUT, DeadlineReader, HostPolicy, origin_form, refusal
 
 CLIENT_JS = (resources.files("site_builder.server") / "livereload.js").read_bytes()
 EVENTS_PATH = "/__livereload"
@@ -120,12 +124,30 @@ def resolve(root: Path, url_path: str) -> Path | None:
     return real
 
 
+def read_file(root: Path, url_path: str) -> tuple[Path, bytes] | None:
+    """The file a URL path shows inside `root` (a folder's index.html) and its bytes, or None."""
+    target = resolve(root, url_path)
+    if target is not None and target.is_dir():
+        target = resolve(root, url_path.rstrip("/") + "/index.html")  # the index must not leave root either
+    if target is None or not target.is_file():
+        return None
+    try:
+        return target, target.read_bytes()
+    except OSError:  # replaced or removed by a rebuild since
+        return None
+
+
 class Handler(BaseHTTPRequestHandler):
-    """GET/HEAD of the built site; HTML gets the reload script; `/__livereload` streams events."""
+    """GET/HEAD of the built site; HTML gets the reload script; `/__livereload` streams events.
+
+    A request must arrive whole within HEADER_TIMEOUT seconds and name this machine (or the --host) as its host.
+    """
 
     server_version = "site-builder"
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.0"  # a malformed request line is answered with a status line too
     disable_nagle_algorithm = True  # headers and body go out as two writes: without this each response waits ~40 ms
+    reader: DeadlineReader
 
     def log_message(self, fmt: str, *args: Any) -> None:  # the terminal shows builds, not every request
         pass
@@ -133,6 +155,33 @@ class Handler(BaseHTTPRequestHandler):
     @property
     def site(self) -> Any:
         return self.server.site  # type: ignore[attr-defined]
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # reads go through the deadline instead
+        self.reader = DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self.reader)
+
+    def handle_one_request(self) -> None:
+        self.reader.deadline = time.monotonic() + HEADER_TIMEOUT
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """The request line and headers, read in time; refused (400, 403) unless well formed and for this host."""
+        if not super().parse_request():
+            return False
+        self.reader.deadline = None
+        self.connection.settimeout(SEND_TIMEOUT)
+        if len(self.requestline.split()) != 3:
+            self.send_error(HTTPStatus.BAD_REQUEST, explain="HTTP/0.9 is not supported")
+            return False
+        hosts = self.headers.get_all("Host") or []
+        refused = refusal(self.command, self.path, hosts, self.server.hosts)  # type: ignore[attr-defined]
+        if refused is not None:
+            self.send_error(refused[0], explain=refused[1])
+            return False
+        self.path = origin_form(self.path)
+        return True
 
     def do_HEAD(self) -> None:
         self._serve(head=True)
@@ -149,21 +198,20 @@ class Handler(BaseHTTPRequestHandler):
         url_path = urlsplit(self.path).path
         root = self.site.output
         target = resolve(root, url_path)
-        if target is not None and target.is_dir():
-            if not url_path.endswith("/"):
-                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
-                self.send_header("Location", url_path + "/")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            target = target / "index.html"
-        if target is None or not target.is_file():
-            page = root / "404.html"
-            body = page.read_bytes() if page.is_file() else b"<h1>404 Not Found</h1>"
+        if target is not None and target.is_dir() and not url_path.endswith("/"):
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            self.send_header("Location", url_path + "/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        found = read_file(root, url_path)
+        if found is None:
+            page = read_file(root, "/404.html")
+            body = page[1] if page is not None else b"<h1>404 Not Found</h1>"
             return self._send(404, self._inject(body), TYPES[".html"], head)
+        target, body = found
         ext = target.suffix.lower()
         ctype = TYPES.get(ext) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        body = target.read_bytes()
         if ext == ".html":
             body = self._inject(body)
         self._send(200, body, ctype, head)
@@ -184,6 +232,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _peer_closed(self) -> bool:
         """The page closed its stream (reloaded, or went away): the socket reads end-of-file."""
+        poll = select.poll()
+        poll.register(self.connection, select.POLLIN | select.POLLERR | select.POLLHUP)
+        if not poll.poll(0):  # (the socket has a timeout: a peek would wait for data for that long)
+            return False
         try:
             return bool(self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"")
         except (BlockingIOError, InterruptedError):
@@ -223,7 +275,9 @@ class SiteServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # a page opening its streams and files at once must not wait for a refused connect
 
     def __init__(self, address: tuple[str, int], site: Any) -> None:
         self.site = site
+        self.hosts = HostPolicy(address[0])
         super().__init__(address, Handler)
