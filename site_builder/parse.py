@@ -143,12 +143,45 @@ def _inline_lines(state: StateCore) -> None:
                     child.map = [line, line + 1]
 
 
+EXEC_LANGS = ("python", "py", "python3", "py3", "pycon")  # the fences an `execute: true` post runs
+
+
+def _code_before(tokens: list[Token], i: int) -> Token | None:
+    """The fence the block at `i` comes right after: the token before it, past the ends of the lists and quotes
+    that fence was in (so an ```output after a list whose last item ends with the code still belongs to it)."""
+    j = i - 1
+    while j >= 0 and tokens[j].nesting == -1:
+        j -= 1
+    return tokens[j] if j >= 0 and tokens[j].type == "fence" else None
+
+
 def _pair_outputs(state: StateCore) -> None:
-    """Mark a code fence followed directly by an ```output fence (its expected stdout)."""
+    """Mark a python fence followed directly by an ```output fence (its expected stdout) and that output fence; in an
+    `execute: true` post, an ```output fence that follows no python fence is a warning: nothing would check it."""
     tokens = state.tokens
-    for i, tok in enumerate(tokens[:-1]):
-        if tok.type == "fence" and tokens[i + 1].type == "fence" and fence_info(tokens[i + 1].info)[0] == "output":
-            tok.meta["has_output"] = True
+    executes = getattr(state.env.get("post"), "execute", False)
+    for i, tok in enumerate(tokens):
+        if tok.type != "fence" or fence_info(tok.info)[0] != "output":
+            continue
+        code = _code_before(tokens, i)
+        code_lang = fence_info(code.info)[0] if code is not None else ""
+        if code is not None and code_lang in EXEC_LANGS:
+            code.meta["has_output"] = True
+            tok.meta["expected_output"] = True
+        elif executes:
+            _warn(state, tok, _unpaired_output(code_lang if code is not None else None))
+
+
+def _unpaired_output(after: str | None) -> str:
+    """Why an ```output fence checks nothing, and what to do: `after` is the language of the fence it follows."""
+    if after is None:
+        return "this output block follows no python block, so nothing checks it (put it right after the code it shows)"
+    if after == "output":
+        return "this output block follows another output block, so nothing checks it (a python block has one)"
+    return (
+        f"this output block follows a {after or 'plain'} block, which does not run, so nothing checks it (put it "
+        "right after the python code it shows, or write it as ```text)"
+    )
 
 
 FENCE_OPTIONS = {"skip": "shown, not run", "hide": "run, not shown", "raises": "must raise this exception"}
@@ -211,6 +244,9 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
+    from site_builder.traps import other_tools  # it reads fences as this module does
+
+    md.core.ruler.push("other_tools", other_tools)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     md.core.ruler.push("fence_options", _check_fence_options)
     return md

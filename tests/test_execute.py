@@ -473,7 +473,7 @@ def test_prose_that_moves_blocks_does_not_rerun(tmp_path):
     post.write_text(post.read_text().replace("Intro.", "Intro.\n\nA new paragraph,\nover two lines."), encoding="utf-8")
     proc = check(site)
     assert proc.returncode == 1, out(proc)
-    assert post_line(proc, rel).startswith(f"{rel}: cached:"), out(proc)
+    assert post_line(proc, rel).startswith(f"{rel}: ran (failed last time):"), out(proc)  # failures are not cached
     call, raise_ = line_of(post, "helper()", 2), line_of(post, "raise ValueError")
     assert f"{rel}:{raise_}: ValueError: from helper" in proc.stdout, out(proc)  # where it was raised
     assert f'File "{rel}", line {raise_}, in helper' in proc.stdout, out(proc)
@@ -513,7 +513,7 @@ def test_posts_with_the_same_code_are_reported_under_their_own_paths(tmp_path):
         assert summary(proc) == "0 passed, 2 failed"
 
 
-def test_cached_failure_is_still_reported(tmp_path):
+def test_a_failure_is_reported_again_not_cached(tmp_path):
     site = make_site(tmp_path / "site")
     post = exec_post(
         site,
@@ -530,7 +530,7 @@ def test_cached_failure_is_still_reported(tmp_path):
         assert proc.returncode == 1, out(proc)
         assert f"content/posts/x.md:{line}: AssertionError: boom" in proc.stdout, out(proc)
         assert summary(proc) == "0 passed, 1 failed"
-    assert "cached" in post_line(proc, "content/posts/x.md")
+    assert post_line(proc, "content/posts/x.md").startswith("content/posts/x.md: ran (failed last time):")
 
 
 def test_json_report(tmp_path):
@@ -604,7 +604,8 @@ def test_json_report(tmp_path):
     proc = check(site, "--json", str(report_path))
     report = {entry["path"]: entry for entry in json.loads(report_path.read_text())}
     assert report["content/posts/a.md"]["cached"] is True
-    assert report["content/posts/b.md"]["cached"] is True
+    assert report["content/posts/b.md"]["cached"] is False  # a failing run is not cached: it ran again
+    assert report["content/posts/b.md"]["reason"] == "failed last time"
     assert report["content/posts/b.md"]["failures"][0]["line"] == line_of(bad, "raise ValueError")
 
 

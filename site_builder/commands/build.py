@@ -22,7 +22,7 @@ from site_builder.errors import problem_count, sorted_warnings
 
 def run(args: argparse.Namespace) -> int:
     from site_builder.build import build_site
-    from site_builder.execute.report import failure_lines
+    from site_builder.execute.report import cached_count, failure_lines
 
     site_root(args.source, "build")
     # One build, then exit: reference counting frees what the build drops, and the cycle collector would only
@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if result.runs:
         blocks = sum(r.count("passed") for r in result.runs.values())
         print(
-            f"ran code in {len(result.runs)} posts: {blocks} blocks passed, {failed} failed"
-            + (" (shown in the pages: --keep-going)" if failed else "")
+            f"ran code in {len(result.runs)} posts{cached_count(result.runs.values())}: {blocks} blocks passed, "
+            f"{failed} failed" + (" (shown in the pages: --keep-going)" if failed else "")
         )
     if skipped := left_out(result.drafts_left_out, result.future_left_out):
         print(skipped)

@@ -5,29 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from site_builder.parse import fence_info
+from site_builder.parse import EXEC_LANGS, fence_info
 
 if TYPE_CHECKING:
     from site_builder.models import ParsedPost
-
-EXEC_LANGS = ("python", "py", "python3", "pycon")
-
-# tokens between a code block and an `output` fence that make the output fence stand alone
-_BREAKS_PAIRING = frozenset(
-    [
-        "paragraph_open",
-        "heading_open",
-        "bullet_list_open",
-        "ordered_list_open",
-        "blockquote_open",
-        "table_open",
-        "html_block",
-        "math_block",
-        "hr",
-        "code_block",
-        "container_gallery_open",
-    ]
-)
 
 
 @dataclass
@@ -52,18 +33,17 @@ class CodeBlock:
 
 
 def code_blocks(parsed: ParsedPost) -> list[CodeBlock]:
-    """The blocks a post runs, in order; an `output` fence right after a block is its expected stdout."""
+    """The blocks a post runs, in order; an `output` fence right after a block is its expected stdout (the parse
+    stage marks which: `parse._pair_outputs`, which warns about one that follows no python block)."""
     blocks: list[CodeBlock] = []
-    previous: CodeBlock | None = None
+    previous: CodeBlock | None = None  # the block the last fence ran, if it ran
     for tok in parsed.tokens:
-        if tok.type in _BREAKS_PAIRING:
-            previous = None
         if tok.type != "fence" or tok.map is None:
             continue
         lang, options = fence_info(tok.info)
         line = parsed.post.body_line + tok.map[0] + 1
         if lang == "output":
-            if previous is not None and previous.expected is None:
+            if tok.meta.get("expected_output") and previous is not None and previous.expected is None:
                 previous.expected, previous.expected_line = tok.content, line
             previous = None
         elif lang in EXEC_LANGS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from site_builder.execute.results import Failure, PostRun
@@ -65,3 +65,19 @@ def failure_lines(run: PostRun, failures: list[Failure] | None = None) -> list[s
         out.append(f"{run.rel}:{f.line}: {f.kind}: {f.message}")
         out += ["    " + d for d in f.detail.rstrip().splitlines()]
     return out
+
+
+def cached_line(runs: Iterable[PostRun], limit: int = 10) -> str | None:
+    """`3 posts from the cache: a.md, b.md, c.md` (the first `limit` by path, then `and N more`); None when no post
+    came from the cache. A failing run is never cached, so these all passed when they ran."""
+    names = sorted(run.rel for run in runs if run.cached)
+    if not names:
+        return None
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return f"{len(names)} post{'s' if len(names) != 1 else ''} from the cache: {shown}"
+
+
+def cached_count(runs: Iterable[PostRun]) -> str:
+    """` (3 from the cache)` for build's `ran code in N posts` line; empty when none came from the cache."""
+    cached = sum(1 for run in runs if run.cached)
+    return f" ({cached} from the cache)" if cached else ""

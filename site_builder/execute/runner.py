@@ -129,14 +129,13 @@ class _CollectingRunner(doctest.DocTestRunner):
 
     def report_failure(self, out: Any, test: Any, example: Any, got: str) -> None:
         line = test.lineno + example.lineno + 1
-        self.collected.append(
-            _error(
-                "OutputMismatch",
-                f"expected {example.want.strip()!r}, got {got.strip()!r}",
-                line,
-                f">>> {example.source.strip()}\nExpected:\n{example.want}Got:\n{got}",
-            )
+        record = _error(
+            "OutputMismatch",
+            f"expected {example.want.strip()!r}, got {got.strip()!r}",
+            line,
+            f">>> {example.source.strip()}\nExpected:\n{example.want}Got:\n{got}",
         )
+        self.collected.append(dict(record, example=example.lineno, got=got))  # where and what: for check --update
 
     def report_unexpected_exception(self, out: Any, test: Any, example: Any, exc_info: Any) -> None:
         line = test.lineno + example.lineno + 1
@@ -167,7 +166,7 @@ def run_doctest(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str
     finally:
         ns.update(test.globs)  # DocTest works on a copy: names defined in `>>>` lines stay for later blocks
     if runner.collected:
-        first = runner.collected[0]
+        first = dict(runner.collected[0], examples=runner.collected)  # every failing example, for check --update
         if len(runner.collected) > 1:
             first = dict(
                 first, traceback=first["traceback"] + f"\n(and {len(runner.collected) - 1} more failing examples)"

@@ -48,18 +48,25 @@ class RunStore:
         return move_lines(run, job, old_lines) if old_lines != _block_lines(job) else run
 
     def save(self, job: Job, run: PostRun) -> None:
-        """Cache a run (passing or failing: the same code fails the same way) and index it by post."""
+        """Cache a passing run and index it by post. A run with a failure is not kept (a flaky failure, a timeout
+        on a busy machine, a service down, must not stay): the index only notes it, so the post runs again and says
+        why; a passing run left under the same key (before `--rerun`) goes."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        data = asdict(run)
-        data["cached"], data["reason"] = False, ""
-        data["lines"] = _block_lines(job)
-        atomic_write(self.folder / f"{job.key}.json", json.dumps(data))
+        path = self.folder / f"{job.key}.json"
+        if run.ok:
+            data = asdict(run)
+            data["cached"], data["reason"] = False, ""
+            data["lines"] = _block_lines(job)
+            atomic_write(path, json.dumps(data))
+        else:
+            path.unlink(missing_ok=True)
         entry = {
             "key": job.key,
             "code": code_key(job.blocks),
             "files": files_key(Path(job.source_dir), job.settings.files),
             "packages": job.packages,
             "runner": RUNNER_VERSION,
+            "failed": not run.ok,
         }
         with _INDEX_LOCK:
             index = self._index()
@@ -75,6 +82,8 @@ class RunStore:
 def _reason(prev: dict[str, Any] | None, job: Job) -> str:
     if prev is None:
         return "new"
+    if prev.get("failed") and prev.get("key") == job.key:
+        return "failed last time"
     if prev.get("runner") != RUNNER_VERSION:
         return "site-builder changed"
     if prev.get("code") != code_key(job.blocks):

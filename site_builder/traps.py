@@ -1,0 +1,200 @@
+"""What other tools that test the code in Markdown write (phmdoctest, pytest-codeblocks, Sybil, MyST-NB), which here
+would silently do nothing: a warning at the first of each kind in a post, naming what to write instead.
+
+A MyST-NB ```` ```{code-cell} ```` block is read as a python block: its `:tags:` skip-execution, remove-cell and
+raises-exception become `{skip}`, `{hide}` and `{raises=Exception}`, and its option lines leave the code.
+A rule of the parse stage (`parse.make_parser` runs it before pairing outputs)."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from site_builder.parse import EXEC_LANGS, _warn, fence_info
+
+
+class Directive(NamedTuple):
+    """An HTML comment another tool reads: which tool, what it does there, and what it stands for (a key of
+    `INSTEAD`)."""
+
+    pattern: re.Pattern[str]
+    tool: str
+    kind: str
+    does: str
+
+
+def _directive(pattern: str, tool: str, kind: str, does: str) -> Directive:
+    return Directive(re.compile(pattern, re.DOTALL), tool, kind, does)
+
+
+_NEXT = "the next block"
+DIRECTIVES = (
+    _directive(r"skip", "other tools", "skip", f"skips {_NEXT}"),
+    _directive(r"skip:\s*(next|start)\b.*", "Sybil", "skip", f"skips {_NEXT}"),
+    _directive(r"phmdoctest-(mark\.)?skip\S*", "phmdoctest", "skip", f"skips {_NEXT}"),
+    _directive(r"pytest-codeblocks:\s*skip(if\b.*|file)?", "pytest-codeblocks", "skip", f"skips {_NEXT}"),
+    _directive(r"pytest\.mark\.skip(if\b.*)?", "pytest-codeblocks", "skip", f"skips {_NEXT}"),
+    _directive(
+        r"pytest-codeblocks:\s*importorskip\b.*",
+        "pytest-codeblocks",
+        "requires",
+        "skips the next block when a module is missing",
+    ),
+    _directive(
+        r"pytest-codeblocks:\s*expected-output", "pytest-codeblocks", "output", f"makes {_NEXT} expected output"
+    ),
+    _directive(
+        r"pytest-codeblocks:\s*expect-(error|exception)", "pytest-codeblocks", "raises", f"expects {_NEXT} to raise"
+    ),
+    _directive(r"pytest\.mark\.xfail\b.*", "pytest-codeblocks", "raises", f"expects {_NEXT} to fail"),
+    _directive(r"phmdoctest-(setup|teardown)", "phmdoctest", "hidden", f"runs {_NEXT} as setup or teardown"),
+    _directive(r"invisible-code-block:\s*python\b.*", "Sybil", "hidden", "runs hidden code"),
+    _directive(r"phmdoctest-clear-names", "phmdoctest", "clear", "deletes the names shared so far"),
+    _directive(r"clear-namespace", "Sybil", "clear", "clears the names defined so far"),
+    _directive(r"phmdoctest-(share-names|label\b.*)", "phmdoctest", "same", "labels or shares a block"),
+    _directive(r"pytest-codeblocks:\s*cont", "pytest-codeblocks", "same", "continues the block before"),
+)
+INSTEAD = {
+    "skip": "write ```python {skip}",
+    "output": "write the expected output as ```output right after the code",
+    "raises": "write ```python {raises=ValueError} (the exception's name)",
+    "hidden": "write ```python {hide} (run, not shown)",
+    "requires": "list the module in `exec: {requires: [name]}` (a missing one fails the post, naming it)",
+    "clear": "a post's blocks share one session to its end (give the names of a new example new names)",
+    "same": "",  # a post's blocks run in order in one session: what these do is what happens here anyway
+}
+_COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
+_ADD_EXECUTE = "add `execute: true` to the front matter"
+BARE_OUTPUT = "a bare code block after python code is its expected output in phmdoctest; here it is not checked"
+CODE_CELL_NOT_RUN = (
+    "a ```{code-cell} block runs in MyST-NB; here it is not run: " + _ADD_EXECUTE + " (it then runs as a python block)"
+)
+_PY_KERNELS = ("", "python", "python3", "ipython", "ipython3", "py")
+_CELL_TAGS = {"skip-execution": ("skip", ""), "remove-cell": ("hide", ""), "raises-exception": ("raises", "Exception")}
+_OPTION_LINE = re.compile(r":([\w-]+):[ \t]*(.*)")
+
+
+def other_tools(state: StateCore) -> None:
+    """The parse rule: warnings for what other tools read (once a kind per post), and code cells as python blocks."""
+    executes = bool(getattr(state.env.get("post"), "execute", False))
+    seen: set[str] = set()
+
+    def once(kind: str, tok: Token, message: str) -> None:
+        if kind not in seen:
+            seen.add(kind)
+            _warn(state, tok, message)
+
+    tokens = state.tokens
+    for i, tok in enumerate(tokens):
+        if tok.type == "fence" and "code-cell" in fence_info(tok.info)[1]:
+            if not executes:
+                once("code-cell", tok, CODE_CELL_NOT_RUN)
+            _code_cell(state, tok, executes)
+        elif tok.type == "fence" and not tok.info.strip() and _after_python(tokens, i):
+            once(
+                "bare",
+                tok,
+                f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + "write it as ```output",
+            )
+        elif tok.type == "html_block" and "<!--" in tok.content:
+            for head, directive in directives(tok.content):
+                if not (executes and directive.kind == "same"):
+                    once(directive.kind, tok, directive_message(head, directive, executes))
+
+
+def directives(html: str) -> list[tuple[str, Directive]]:
+    """The other tools' directives among the HTML comments of a block, each with its first line (to show)."""
+    found = []
+    for comment in _COMMENT.finditer(html):
+        text = comment.group(1).strip()
+        for directive in DIRECTIVES:
+            if directive.pattern.fullmatch(text):
+                head = text.splitlines()[0]
+                found.append((head if len(head) <= 60 else head[:57] + "...", directive))
+                break
+    return found
+
+
+def directive_message(head: str, directive: Directive, executes: bool) -> str:
+    said = f"`<!-- {head} -->` {directive.does} in {directive.tool}"
+    instead = INSTEAD[directive.kind]
+    if executes:
+        return f"{said}, not here: {instead}"
+    then = f" and {instead}" if instead else " (its python blocks then run in order, in one session)"
+    return f"{said}; here this post's code does not run: {_ADD_EXECUTE}{then}"
+
+
+def _after_python(tokens: list[Token], i: int) -> bool:
+    """The fence at `i` comes right after python code (not a doctest), HTML comments and ends of lists between."""
+    j = i - 1
+    while j >= 0 and (tokens[j].nesting == -1 or (tokens[j].type == "html_block" and _only_comments(tokens[j]))):
+        j -= 1
+    if j < 0 or tokens[j].type != "fence":
+        return False
+    lang = fence_info(tokens[j].info)[0]
+    return lang in EXEC_LANGS and lang != "pycon" and not tokens[j].content.lstrip().startswith(">>> ")
+
+
+def _only_comments(tok: Token) -> bool:
+    return not _COMMENT.sub("", tok.content).strip()
+
+
+def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
+    """A MyST-NB code cell as a python block: its tags as options, its option lines out of the code (its first line
+    stays where it is in the file, for the line numbers of failures)."""
+    lang, options = fence_info(tok.info)
+    del options["code-cell"]
+    lines = tok.content.splitlines(keepends=True)
+    settings, used = cell_options(lines)
+    unread = [f":{key}:" for key in settings if key != "tags"]
+    for tag in re.split(r"[\s,]+", settings.get("tags", "").strip("[] ")):
+        tag = tag.strip("'\"")
+        if tag in _CELL_TAGS:
+            name, value = _CELL_TAGS[tag]
+            options[name] = value
+        elif tag:
+            unread.append(tag)
+    if executes and lang not in _PY_KERNELS:
+        _warn(state, tok, f"a ```{{code-cell}} {lang} block is not run here (only python code cells run)")
+    elif executes and unread:
+        _warn(
+            state,
+            tok,
+            f"code cell options not read here: {', '.join(unread)} (the tags skip-execution, remove-cell and "
+            "raises-exception are read as {skip}, {hide} and {raises=Exception})",
+        )
+    words = [name + (f"={value}" if value else "") for name, value in options.items()]
+    tok.info = ("python" if lang in _PY_KERNELS else lang) + (" {" + " ".join(words) + "}" if words else "")
+    if used and tok.map:
+        tok.content = "".join(lines[used:])
+        tok.map = [tok.map[0] + used, tok.map[1]]
+
+
+def cell_options(lines: list[str]) -> tuple[dict[str, str], int]:
+    """A code cell's options (`:key: value` lines, or YAML between `---` lines) and how many lines they and the blank
+    lines after them take; a YAML list (`- item` lines) is read as `a, b`."""
+    options: dict[str, str] = {}
+    used = 0
+    if lines and lines[0].strip() == "---":
+        end = next((k for k in range(1, len(lines)) if lines[k].strip() == "---"), None)
+        if end is None:
+            return {}, 0
+        key = ""
+        for line in lines[1:end]:
+            if line.strip().startswith("- ") and key:
+                options[key] = f"{options[key]}, {line.strip()[2:]}".lstrip(", ")
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                options[key] = value.strip()
+        used = end + 1
+    else:
+        while used < len(lines) and (match := _OPTION_LINE.fullmatch(lines[used].rstrip("\n"))):
+            options[match[1]] = match[2].strip()
+            used += 1
+    while used and used < len(lines) and not lines[used].strip():
+        used += 1
+    return options, used

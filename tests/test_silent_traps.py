@@ -1,0 +1,252 @@
+"""No silent traps (issue 15 item 4): what would quietly go unchecked is a warning at its line, naming what to write.
+
+An ```output block that follows no python block, an unknown fence option, and what other tools (phmdoctest,
+pytest-codeblocks, Sybil, MyST-NB) write for expected output, skips, setup and notebook cells. Every test runs the
+real CLI on a small site in tmp_path.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from helpers import REPO, make_site, run_cli, write_post
+
+
+def post(root: Path, name: str, body: str, execute: bool) -> Path:
+    front = f"title: {name}\ndate: 2024-01-01" + ("\nexecute: true" if execute else "")
+    return write_post(root, name, front, textwrap.dedent(body).lstrip("\n"))
+
+
+def line_of(path: Path, needle: str, nth: int = 1) -> int:
+    hits = [i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if needle in line]
+    assert len(hits) >= nth, f"{needle!r} occurs {len(hits)} times in {path}"
+    return hits[nth - 1]
+
+
+def warnings(proc, rel: str) -> list[str]:
+    """The `warning: content/posts/x.md:N: ...` lines of one post, without the `warning: ` prefix."""
+    return [line[len("warning: ") :] for line in proc.stderr.splitlines() if line.startswith(f"warning: {rel}:")]
+
+
+def out(proc) -> str:
+    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+
+UNPAIRED = """
+    ```python
+    print("one")
+    ```
+
+    A paragraph between the code and its output.
+
+    ```output
+    not what it prints
+    ```
+
+    ```bash
+    echo two
+    ```
+
+    ```output
+    two
+    ```
+
+    ```python
+    print("three")
+    ```
+
+    ```output
+    three
+    ```
+
+    ```output
+    three again
+    ```
+
+    - a list whose last item ends with code:
+
+      ```python
+      print("four")
+      ```
+
+    ```output
+    four
+    ```
+
+    ```python {skpi}
+    print("five")
+    ```
+"""
+
+
+def test_output_blocks_that_follow_no_python_block_warn(tmp_path):
+    site = make_site(tmp_path / "site")
+    path = post(site, "x.md", UNPAIRED, execute=True)
+    rel = "content/posts/x.md"
+    proc = run_cli("check", "--source", str(site))
+    # nothing checks the unpaired outputs (the first one is wrong and the post still passes); the output after the
+    # list belongs to the code that ends the list: it is checked (and right)
+    assert proc.returncode == 0, out(proc)
+    assert proc.stdout.splitlines()[-1] == "4 passed, 0 failed, 4 warnings", out(proc)
+    assert warnings(proc, rel) == [
+        f"{rel}:{line_of(path, '```output')}: this output block follows no python block, so nothing checks it "
+        "(put it right after the code it shows)",
+        f"{rel}:{line_of(path, '```output', 2)}: this output block follows a bash block, which does not run, so "
+        "nothing checks it (put it right after the python code it shows, or write it as ```text)",
+        f"{rel}:{line_of(path, '```output', 4)}: this output block follows another output block, so nothing checks "
+        "it (a python block has one)",
+        f"{rel}:{line_of(path, 'skpi')}: unknown code block option 'skpi', ignored (did you mean 'skip'?)",
+    ], out(proc)
+    # the output after the list is checked: a wrong one fails at its line
+    path.write_text(path.read_text().replace("```output\nfour", "```output\nFOUR"), encoding="utf-8")
+    proc = run_cli("check", "--source", str(site))
+    assert proc.returncode == 1, out(proc)
+    assert f"{rel}:{line_of(path, 'FOUR')}: OutputMismatch:" in proc.stdout, out(proc)
+
+
+def test_a_post_without_execute_that_another_tool_would_test(tmp_path):
+    site = make_site(tmp_path / "site")
+    path = post(
+        site,
+        "phm.md",
+        """
+        Intro.
+
+        <!--phmdoctest-skip-->
+        ```python
+        print("skipped there")
+        ```
+
+        ```python
+        print("hello")
+        ```
+        ```
+        hello
+        ```
+
+        <!-- skip -->
+        ```python
+        print("again")
+        ```
+
+        ```python
+        print("bye")
+        ```
+
+        ```
+        bye
+        ```
+
+        <!-- pytest-codeblocks:expected-output -->
+
+        ```{code-cell} ipython3
+        :tags: [remove-cell]
+
+        1 + 1
+        ```
+
+        ```{code-cell} python
+        2 + 2
+        ```
+    """,
+        execute=False,
+    )
+    post(site, "plain.md", "```python\nprint(1)\n```\n\nprints\n\n```\n1\n```\n\n```text\n1\n```\n", execute=False)
+    rel = "content/posts/phm.md"
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 0, out(proc)
+    add = "add `execute: true` to the front matter"
+    # one warning per kind and post, at its first occurrence
+    assert warnings(proc, rel) == [
+        f"{rel}:{line_of(path, 'phmdoctest-skip')}: `<!-- phmdoctest-skip -->` skips the next block in phmdoctest; "
+        f"here this post's code does not run: {add} and write ```python {{skip}}",
+        f"{rel}:{line_of(path, '```', 5)}: a bare code block after python code is its expected output in phmdoctest; "
+        f"here it is not checked: {add} and write it as ```output",
+        f"{rel}:{line_of(path, 'expected-output')}: `<!-- pytest-codeblocks:expected-output -->` makes the next block "
+        f"expected output in pytest-codeblocks; here this post's code does not run: {add} and write the expected "
+        "output as ```output right after the code",
+        f"{rel}:{line_of(path, 'code-cell')}: a ```{{code-cell}} block runs in MyST-NB; here it is not run: {add} "
+        "(it then runs as a python block)",
+    ], out(proc)
+    # a bare block after prose, or a ```text block, is nothing phmdoctest reads either: no warning
+    assert not warnings(proc, "content/posts/plain.md"), out(proc)
+    page = (site / "output" / "blog" / "2024" / "phm" / "index.html").read_text(encoding="utf-8")
+    assert "remove-cell" not in page and '1</span> <span class="o">+</span>' in page  # the cell's options left
+
+
+def test_other_tools_conventions_in_an_executing_post(tmp_path):
+    site = make_site(tmp_path / "site")
+    path = post(
+        site,
+        "x.md",
+        """
+        <!-- skip -->
+        ```python
+        print("this runs here")
+        ```
+
+        ```
+        this runs here
+        ```
+
+        <!-- pytest-codeblocks:cont -->
+        ```python
+        print("in the same session")
+        ```
+
+        <!--pytest.mark.xfail-->
+        ```python
+        print("no exception")
+        ```
+
+        ```{code-cell} ipython3
+        :tags: [raises-exception]
+
+        raise ValueError("as MyST-NB allows")
+        ```
+
+        ```{code-cell} python
+        ---
+        tags: [skip-execution, hide-input]
+        ---
+        this is not Python
+        ```
+
+        ```{code-cell} python3
+        :tags: [remove-cell]
+
+        x = 1
+        y = x / 0
+        ```
+    """,
+        execute=True,
+    )
+    rel = "content/posts/x.md"
+    proc = run_cli("check", "--source", str(site))
+    # the skip comment does not skip here; code cells run as python blocks, their tags read
+    assert proc.returncode == 1, out(proc)
+    assert f"{rel}: ran (new): 4 passed, 1 failed, 1 skipped" in proc.stdout, out(proc)
+    assert f"{rel}:{line_of(path, 'y = x / 0')}: ZeroDivisionError: division by zero" in proc.stdout, out(proc)
+    assert warnings(proc, rel) == [
+        f"{rel}:{line_of(path, '<!-- skip -->')}: `<!-- skip -->` skips the next block in other tools, not here: "
+        "write ```python {skip}",
+        f"{rel}:{line_of(path, '```', 3)}: a bare code block after python code is its expected output in phmdoctest; "
+        "here it is not checked: write it as ```output",
+        f"{rel}:{line_of(path, 'xfail')}: `<!-- pytest.mark.xfail -->` expects the next block to fail in "
+        "pytest-codeblocks, not here: write ```python {raises=ValueError} (the exception's name)",
+        f"{rel}:{line_of(path, 'code-cell', 2)}: code cell options not read here: hide-input (the tags "
+        "skip-execution, remove-cell and raises-exception are read as {skip}, {hide} and {raises=Exception})",
+    ], out(proc)
+    assert "codeblocks:cont" not in proc.stderr  # blocks share one session here: nothing to say
+
+
+def test_the_bundled_posts_hold_no_trap():
+    """The parse stage warns about nothing in the bundled site (build's stderr stays empty)."""
+    from site_builder.config import load_config
+    from site_builder.load import load_posts
+    from site_builder.parse import parse_post
+
+    config = load_config(REPO)
+    found = [str(w) for p in load_posts(config) for w in parse_post(p).env.get("warnings", [])]
+    assert found == []
