@@ -3,10 +3,15 @@ stripped."""
 
 from __future__ import annotations
 
+import html
 import io
 import math
 import os
+import re
 import struct
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -28,6 +33,7 @@ SAVE_FORMAT = {"MPO": "JPEG"}  # camera JPEGs with a multi-picture index open as
 ORIENTATION = 0x0112
 GPS_IFD = 0x8825
 SWAPPING_ORIENTATIONS = (5, 6, 7, 8)
+MAX_PIXELS = 89_478_485  # Pillow's decompression bomb limit (Image.MAX_IMAGE_PIXELS): nothing larger is decoded
 
 
 @dataclass
@@ -127,13 +133,38 @@ def _private(im: Image.Image, exif: Image.Exif) -> bool:
     return False
 
 
+@contextmanager
+def _open(path: Path) -> Iterator[Image.Image]:
+    """Image.open without Pillow's DecompressionBombWarning on stderr: an image over MAX_PIXELS is refused instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        im = Image.open(path, formats=_readable_formats())
+    with im:
+        yield im
+
+
+def _too_large(pixels: int, size: tuple[int, int] | None = None) -> ImageError:
+    shown = f"{size[0]}x{size[1]} = " if size else ""
+    return ImageError(
+        f"too large: {shown}{pixels:,} pixels, more than the {MAX_PIXELS:,} an image may have (a decompression bomb?)"
+    )
+
+
+def _bomb(exc: Image.DecompressionBombError) -> ImageError:
+    found = re.search(r"\((\d+) pixels\)", str(exc))
+    return _too_large(int(found.group(1))) if found else ImageError(f"too large: {_one_line(exc)}")
+
+
 def probe(path: Path) -> ImageInfo:
-    """Size, format and privacy of an image from its header; raises ImageError for anything unusable."""
+    """Size, format and privacy of an image from its header; raises ImageError for anything unusable (an image
+    of more than MAX_PIXELS included: it is never decoded)."""
     path = Path(path)
     try:
         st = path.stat()
-        with Image.open(path, formats=_readable_formats()) as im:
+        with _open(path) as im:
             width, height = im.size
+            if width * height > MAX_PIXELS:
+                raise _too_large(width * height, im.size)
             exif = _exif(im, path)
             orientation = exif.get(ORIENTATION, 1)
             private = _private(im, exif)
@@ -143,7 +174,7 @@ def probe(path: Path) -> ImageInfo:
     except UnidentifiedImageError:
         raise ImageError("not an image Pillow can read as " + ", ".join(FORMATS[:-1]) + " or " + FORMATS[-1]) from None
     except Image.DecompressionBombError as exc:
-        raise ImageError(f"too large: {_one_line(exc)}") from None
+        raise _bomb(exc) from None
     except OSError as exc:
         raise ImageError(f"cannot read: {_os_reason(exc)}") from None
     except (SyntaxError, ValueError, EOFError, struct.error) as exc:
@@ -152,6 +183,28 @@ def probe(path: Path) -> ImageInfo:
         width, height = height, width
     clean = not private and orientation in (1, None)
     return ImageInfo(path, (st.st_mtime_ns, st.st_size), width, height, fmt, variant_widths(width), clean)
+
+
+def resolves_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether `path`, links followed, lies inside `folder`: a link in content/ never publishes a file elsewhere."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+_SVG_CODE = re.compile(r"<(script|foreignObject)\b(?:[^>]*/>|.*?(?:</\1\s*>|\Z))", re.I | re.S)
+_SVG_TAG = re.compile(r"<[A-Za-z][^<>]*>")
+_SVG_ATTR = re.compile(r"""\s+([^\s=/>]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+))?""")
+_SCRIPT_URL = re.compile(r"(?:java|vb)script:", re.I)
+
+
+def clean_svg(svg: str) -> str:
+    """An SVG to inline in a page without what runs script: <script> and <foreignObject> elements, on* handlers,
+    attributes holding javascript: or vbscript: URLs. Anything else is left as it is, byte for byte."""
+
+    def attribute(m: re.Match[str]) -> str:
+        value = re.sub(r"[\s\x00-\x1f]", "", html.unescape(m.group(2) or ""))
+        return "" if m.group(1).lower().startswith("on") or _SCRIPT_URL.search(value) else m.group(0)
+
+    return _SVG_TAG.sub(lambda tag: _SVG_ATTR.sub(attribute, tag.group(0)), _SVG_CODE.sub("", svg))
 
 
 # --- names and cache --------------------------------------------------------------------------------------
@@ -208,7 +261,9 @@ def _load(info: ImageInfo) -> Image.Image:
     """The image fully decoded with its orientation applied: at reduced scale for JPEGs whose original is
     published as is, at full size when a cleaned original must be written too."""
     try:
-        with Image.open(info.path, formats=_readable_formats()) as im:
+        with _open(info.path) as im:
+            if im.size[0] * im.size[1] > MAX_PIXELS:  # replaced since it was probed
+                raise _too_large(im.size[0] * im.size[1], im.size)
             if info.clean and im.format in ("JPEG", "MPO"):
                 im.draft("RGB", _decode_size(im, info))
             im.load()
@@ -218,7 +273,7 @@ def _load(info: ImageInfo) -> Image.Image:
     except UnidentifiedImageError:
         raise ImageError("not an image Pillow can read any more (changed since it was probed?)") from None
     except Image.DecompressionBombError as exc:
-        raise ImageError(f"too large: {_one_line(exc)}") from None
+        raise _bomb(exc) from None
     except (OSError, SyntaxError, ValueError, EOFError, struct.error) as exc:
         raise ImageError(f"truncated or corrupt image: {_one_line(exc)}") from None
 

@@ -15,8 +15,9 @@ import yaml
 
 from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
-from site_builder.config.yamlfile import utf8_text
-from site_builder.errors import SiteError, SiteErrors
+from site_builder.config.site import has_scheme, path_problem
+from site_builder.config.yamlfile import read_limited, utf8_text
+from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Post
 from site_builder.util.hashing import bytes_digest
 
@@ -69,18 +70,17 @@ def normalise_permalink(path: str) -> str:
 
 def unsafe_permalink(permalink: str) -> str | None:
     """Why a site path cannot be a page's address (it would leave the output directory, or alias another), or None."""
-    if any(ord(c) < 32 for c in permalink) or "\\" in permalink:
-        return "it contains a backslash or a control character"
-    if any(part in (".", "..") for part in permalink.split("/")):
-        return "'.' and '..' segments are not allowed (pages must stay inside the output directory)"
-    return None
+    return path_problem(permalink)
 
 
 def load_post(path: Path, cfg: SiteConfig) -> Post:
     """Read one post file; any problem is a SiteError naming the file and line."""
     rel = _rel(path, cfg.root)
-    data = path.read_bytes()
-    front = read_front_matter(utf8_text(data, rel).replace("\r\n", "\n"), rel)
+    data = read_limited(path, rel, "a post")
+    text = utf8_text(data, rel)
+    if "\0" in text:
+        raise SiteError("a NUL byte: a post is text (a binary file?)", rel, text.count("\n", 0, text.index("\0")) + 1)
+    front = read_front_matter(text.replace("\r\n", "\n"), rel)
     meta = front.meta
     title = meta.get("title")
     if title is None or not str(title).strip():
@@ -139,6 +139,9 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
 def _permalink(cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str) -> str:
     meta = front.meta
     if meta.get("permalink"):
+        if has_scheme(str(meta["permalink"])):
+            message = f"bad permalink {meta['permalink']!r}: a permalink is a path on this site, not an address"
+            raise SiteError(message, rel, front.line("permalink"))
         permalink = normalise_permalink(str(meta["permalink"]))
     else:
         pattern = cfg.permalink
@@ -187,18 +190,73 @@ def _rel(path: Path, root: Path) -> str:
     return str(rel if rel is not None else path)
 
 
-def find_post_files(cfg: SiteConfig) -> list[Path]:
+def find_post_files(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[Path]:
     """Every `*.md` under the posts folder (not hidden, not `_draft`-style names), in path order."""
-    return [Path(p) for p in find_post_names(cfg)]
+    return [Path(p) for p in find_post_names(cfg, warnings)]
 
 
-def find_post_names(cfg: SiteConfig) -> list[str]:
-    """`find_post_files` as path strings (a warm build looks them up by name and makes a Path only for a few)."""
-    found = []
-    for folder, dirs, files in os.walk(cfg.root / cfg.posts_dir):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found += [os.path.join(folder, f) for f in files if f.endswith(".md") and not f.startswith((".", "_"))]
+def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[str]:
+    """`find_post_files` as path strings (a warm build looks them up by name and makes a Path only for a few).
+
+    A link to a post file inside the site is read as that file. Links to folders, links leaving the site, broken
+    links and what is not a regular file (a FIFO would never end) are not read: a warning each in `warnings`."""
+    found: list[str] = []
+    site = os.path.realpath(cfg.root)
+    top = os.path.join(cfg.root, cfg.posts_dir)
+    folders = [top]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    kind = _entry_kind(entry, site)
+                    if kind == _POST:
+                        found.append(entry.path)
+                    elif kind == _FOLDER:
+                        folders.append(entry.path)
+                    elif kind and warnings is not None:
+                        warnings.append(SiteWarning(kind, _rel(Path(entry.path), cfg.root)))
+        except OSError as exc:
+            if warnings is not None and (folder != top or not isinstance(exc, FileNotFoundError)):  # none: no posts
+                reason = (exc.strerror or str(exc)).lower()
+                warnings.append(SiteWarning(f"cannot read this folder ({reason})", _rel(Path(folder), cfg.root)))
     return sorted(found)
+
+
+_POST, _FOLDER = "post", "folder"
+
+
+def _is_post_name(name: str) -> bool:
+    return name.endswith(".md") and not name.startswith((".", "_"))
+
+
+def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
+    """_POST, _FOLDER (to look into), why the entry is not read, or "" for what is no post (images, notes)."""
+    if entry.name.startswith("."):
+        return ""
+    if entry.is_symlink():
+        return _link_kind(entry.path, entry.name, site)
+    if entry.is_dir():
+        return _FOLDER
+    if not _is_post_name(entry.name):
+        return ""
+    return _POST if entry.is_file() else "not a regular file, not read"
+
+
+def _link_kind(path: str, name: str, site: str) -> str:
+    """What a link in the posts folder is: a post when it leads to a post file inside the site `site` (resolved)."""
+    target = os.path.realpath(path)
+    inside = target.startswith(site + os.sep)
+    if os.path.isdir(target):
+        where = "" if inside else " outside the site"
+        return f"a link to a folder{where}, not read (posts are not looked for in linked folders)"
+    if not _is_post_name(name):
+        return ""
+    if not os.path.exists(target):
+        return "a link to nothing, not read"
+    if not inside:
+        return "a link to a file outside the site, not read"
+    return _POST if os.path.isfile(target) else "not a regular file, not read"
 
 
 def is_post_path(path: Path, cfg: SiteConfig) -> bool:
@@ -210,14 +268,16 @@ def is_post_path(path: Path, cfg: SiteConfig) -> bool:
         return False
     if not parts or any(d.startswith(".") for d in parts[:-1]) or os.path.isdir(path):
         return False
-    if not parts[-1].endswith(".md") or parts[-1].startswith((".", "_")):
+    if not _is_post_name(parts[-1]):
         return False
-    folder = posts  # os.walk does not go into linked folders
+    folder = posts  # linked folders are not looked into
     for d in parts[:-1]:
         folder = folder / d
         if os.path.islink(folder):
             return False
-    return True
+    if os.path.islink(path):
+        return _link_kind(str(path), parts[-1], os.path.realpath(cfg.root)) == _POST
+    return not os.path.exists(path) or os.path.isfile(path)
 
 
 @dataclass(frozen=True)

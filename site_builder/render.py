@@ -22,7 +22,7 @@ from pygments.util import ClassNotFound
 
 from site_builder.errors import SiteWarning
 from site_builder.fastlex import speed_up
-from site_builder.images import ImageError, probe, variant_outputs
+from site_builder.images import ImageError, clean_svg, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import fence_info, make_parser, parse_post
@@ -32,7 +32,7 @@ from site_builder.util.files import file_stamp
 if TYPE_CHECKING:
     from site_builder.execute.results import BlockResult, PostRun
 
-RENDER_VERSION = "13"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "14"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}
@@ -231,6 +231,8 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
         below_content = path.relative_to(content)
     else:
         raise BadImage(f"image {src!r} is outside content/ (put it next to the post or in content/images/)")
+    if not resolves_inside(path, content):
+        raise BadImage(f"image {src!r} is a link to a file outside content/, not published", path)
     try:
         info = probe(path)
     except ImageError as exc:
@@ -258,7 +260,7 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
     def hook(tok: Token, lang: str, opts: dict[str, str], env: EnvType) -> str | None:
         line = int(env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
         if lang == "output":  # an expected output, verified against what the block printed
-            block = state["last"]
+            block = state["last"] if tok.meta.get("expected_output") else None  # else nothing checked it
             state["last"] = None
             if block is None:
                 return None
@@ -290,7 +292,7 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
             if block.raised:
                 parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
             for svg in block.figures:
-                parts.append(f'<figure class="exec-figure">{svg}</figure>\n')
+                parts.append(f'<figure class="exec-figure">{clean_svg(svg)}</figure>\n')
         error = block.error if block.status == "failed" else None
         if error is None and post_error is not None and post_error.get("line") == block.line:
             error = post_error

@@ -113,7 +113,7 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
     known: list[Loaded] = []
     names: list[str] = []
     if only is None:
-        names = find_post_names(ctx.config)
+        names = find_post_names(ctx.config, ctx.warnings)
     else:
         for name, record in ctx.state.posts.items():
             if name in only:

@@ -12,7 +12,15 @@ from site_builder.build.context import BuildContext
 from site_builder.build.feeds import FeedJob, FeedText, feed_jobs, make_with_entries
 from site_builder.build.state import IMAGE_CACHE, KeptEnv
 from site_builder.errors import SiteError, SiteWarning
-from site_builder.images import IMAGE_VERSION, ImageError, probe, process_all, variant_outputs
+from site_builder.images import (
+    IMAGE_VERSION,
+    ImageError,
+    ImageInfo,
+    probe,
+    process_all,
+    resolves_inside,
+    variant_outputs,
+)
 from site_builder.models import ImageUse, Rendered
 from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
@@ -97,11 +105,11 @@ def publish_images(
     todo = _images_to_write(writer, rendered, claimed)
     if not todo:
         return 0
-    infos = [probe(job.use.source) if file_stamp(job.use.source) == job.use.stamp else None for job in todo]
-    results = process_all([i for i in infos if i is not None], ctx.root / IMAGE_CACHE) if any(infos) else []
-    it = iter(results)
+    infos = [_probe_again(job.use, ctx) for job in todo]
+    usable = [i for i in infos if isinstance(i, ImageInfo)]
+    results = iter(process_all(usable, ctx.root / IMAGE_CACHE) if usable else [])
     for job, info in zip(todo, infos, strict=True):
-        result = next(it) if info is not None else ImageError("changed while the site was building; build again")
+        result = next(results) if isinstance(info, ImageInfo) else info
         if isinstance(result, ImageError):  # the page keeps its alt text; the build goes on
             name = os.path.basename(job.use.source)
             ctx.warnings.append(SiteWarning(f"image {name}: {result}, not published", job.use.rel, job.use.line))
@@ -111,6 +119,19 @@ def publish_images(
         for rel, width in job.wanted:
             writer.copy_file(rel, result.original if width is None else result.variants[width])
     return len(todo)
+
+
+def _probe_again(use: ImageUse, ctx: BuildContext) -> ImageInfo | ImageError:
+    """An image as the page that shows it found it, or why it cannot be published (a fragment cached before a link
+    was made to point outside content/ included)."""
+    if not resolves_inside(use.source, ctx.content_dir):
+        return ImageError("a link to a file outside content/")
+    if file_stamp(use.source) != use.stamp:
+        return ImageError("changed while the site was building; build again")
+    try:
+        return probe(use.source)
+    except ImageError as exc:
+        return exc
 
 
 def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: dict[str, ImageUse]) -> list[ImageJob]:

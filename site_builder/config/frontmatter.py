@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from site_builder.config.schema import FRONT_MATTER_KEYS, unknown_keys
-from site_builder.config.yamlfile import SafeLoader, key_lines, yaml_error_line
+from site_builder.config.yamlfile import key_lines, safe_load, yaml_error_line
 from site_builder.errors import SiteError, SiteWarning
 
 _FENCE = "---"
@@ -46,7 +46,7 @@ def read_front_matter(text: str, rel: str) -> FrontMatter:
         raise SiteError("front matter is not closed by a '---' line", rel, 1)
     raw = "\n".join(lines[1:i])
     try:
-        meta = yaml.load(raw, Loader=SafeLoader) or {}
+        meta = safe_load(raw) or {}
     except yaml.YAMLError as exc:
         line = yaml_error_line(exc, raw)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

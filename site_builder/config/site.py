@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from site_builder.config.schema import LANGUAGE_KEYS, SITE_KEYS, Key, unknown_keys
-from site_builder.config.yamlfile import SafeLoader, key_lines, utf8_text, yaml_error_line
+from site_builder.config.yamlfile import key_lines, read_limited, safe_load, utf8_text, yaml_error_line
 from site_builder.errors import SiteError, SiteWarning
 
 CONFIG_NAME = "site.yml"
@@ -120,9 +120,9 @@ _TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the defa
 
 def read_yaml_file(path: Path, rel: str) -> tuple[Any, str]:
     """The data of a YAML file and its text; a file that is not UTF-8 or not YAML is an error at its line."""
-    text = utf8_text(path.read_bytes(), rel).removeprefix("\ufeff")
+    text = utf8_text(read_limited(path, rel, "a site.yml"), rel).removeprefix("\ufeff")
     try:
-        return yaml.load(text, Loader=SafeLoader), text
+        return safe_load(text), text
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise SiteError(f"invalid YAML: {problem}", rel, yaml_error_line(exc, text)) from None
@@ -259,10 +259,41 @@ def _check_values(cfg: SiteConfig, lines: dict[str, int]) -> None:
             CONFIG_NAME,
             lines.get("url"),
         )
+    _check_paths(cfg, lines)
     if not cfg.theme or cfg.theme.startswith(".") or any(c in cfg.theme for c in "/\\\0"):
         raise SiteError(
             f"theme must be the name of a folder in themes/, got {cfg.theme!r}", CONFIG_NAME, lines.get("theme")
         )
+
+
+def _check_paths(cfg: SiteConfig, lines: dict[str, int]) -> None:
+    """`permalink` and `feed_path` are paths inside the output: no scheme, no `..` (and feed_path not absolute)."""
+    for key, value, example in (("permalink", cfg.permalink, "/blog/:slug/"), ("feed_path", cfg.feed_path, "feed.xml")):
+        problem = path_problem(value)
+        if problem is None and key == "feed_path" and value.startswith("/"):
+            problem = "it is an absolute path (write it relative to the output, as feed.xml)"
+        if problem:
+            message = f"{key} must be a path inside the site such as {example}, got {value!r}: {problem}"
+            raise SiteError(message, CONFIG_NAME, lines.get(key))
+
+
+_SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def has_scheme(address: str) -> bool:
+    """Whether `address` starts with a URL scheme (`https:`, `javascript:`): an address, not a path."""
+    return _SCHEME.match(address) is not None
+
+
+def path_problem(path: str) -> str | None:
+    """Why `path` cannot be a path of the site's output (a permalink, feed_path, a language's prefix), or None."""
+    if has_scheme(path):
+        return "it is an address with a scheme, not a path on this site"
+    if any(ord(c) < 32 for c in path) or "\\" in path:
+        return "it contains a backslash or a control character"
+    if any(part in (".", "..") for part in path.split("/")):
+        return "'.' and '..' segments are not allowed (pages must stay inside the output directory)"
+    return None
 
 
 def _load_languages(cfg: SiteConfig, data: Any, lines: dict[str, int]) -> dict[str, Language]:
@@ -326,6 +357,9 @@ def _language(cfg: SiteConfig, code: Any, settings: Any, lines: dict[str, int]) 
 
 def _prefix(cfg: SiteConfig, code: str, raw: str, line: int | None) -> str:
     prefix = "/" + raw.strip().strip("/") + "/" if raw.strip("/ ") else "/"
+    problem = path_problem(prefix.strip("/"))
+    if problem:
+        raise SiteError(f"language {code!r}: prefix {raw!r} cannot be a prefix: {problem}", CONFIG_NAME, line)
     if code == cfg.language and prefix != "/":
         raise SiteError(
             f"the default language ({code}) is served at '/': remove its prefix {prefix}", CONFIG_NAME, line

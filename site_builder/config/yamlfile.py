@@ -1,9 +1,12 @@
-"""Reading YAML safely (no tags, no pickles: PyYAML's safe loader), with the line of every key for messages."""
+"""Reading YAML safely (no tags, no pickles: PyYAML's safe loader) and within limits (a file's size, its values
+with aliases expanded, its depth), with the line of every key for messages."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -28,6 +31,97 @@ def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+MAX_FILE_BYTES = 10 * 2**20  # a post file or site.yml; read no further
+MAX_VALUES = 100_000  # values in one YAML document once its aliases (*name) are expanded: a billion laughs stops here
+MAX_DEPTH = 100  # lists and mappings inside each other (deeper ones break pickling and recursive code)
+
+
+def read_limited(path: Path, rel: str, what: str) -> bytes:
+    """A file's bytes; one over MAX_FILE_BYTES is an error before it is read (`what`: "a post" names it)."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = fh.read(MAX_FILE_BYTES + 1) if size <= MAX_FILE_BYTES else b""
+        if size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
+            mb = max(size, len(data)) / 2**20
+            limit = MAX_FILE_BYTES // 2**20
+            raise SiteError(f"{what.split()[-1]} is {mb:.1f} MB, more than the {limit} MB {what} may be", rel, 1)
+    return data
+
+
+class YamlLimit(yaml.YAMLError):
+    """A document past MAX_VALUES or MAX_DEPTH, or one holding itself: a YAML error at the line of its key."""
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.context_mark = None
+        self.problem_mark = None if line is None else yaml.Mark("", 0, line - 1, 0, "", 0)
+
+
+def safe_load(text: str) -> Any:
+    """`text` read by the safe loader; a document past the limits raises YamlLimit (a yaml.YAMLError)."""
+    try:
+        data = yaml.load(text, Loader=SafeLoader)
+    except RecursionError:
+        raise YamlLimit(f"nested more than {MAX_DEPTH} levels deep") from None
+    problem = _over_limits(data)
+    if problem is not None:
+        message, key = problem
+        line = key_lines(text).get(str(key)) if key is not None else None
+        raise YamlLimit(message, line)
+    return data
+
+
+_CONTAINERS = (list, dict, tuple, set)
+
+
+def _children(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [*value.keys(), *value.values()]
+    return list(value)
+
+
+def _measure(value: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(values, depth) of `value` with its aliases expanded, each shared list or mapping measured once (`sizes`, by
+    id), without recursion; a value inside itself raises ValueError."""
+    if not isinstance(value, _CONTAINERS):
+        return 1, 0
+    open_ids: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, finished = stack.pop()
+        key = id(item)
+        if finished:
+            parts = [sizes.get(id(c), (1, 0)) for c in _children(item)]
+            sizes[key] = (1 + sum(n for n, _ in parts), 1 + max((d for _, d in parts), default=0))
+            open_ids.discard(key)
+        elif key in open_ids:
+            raise ValueError("contains itself")
+        elif key not in sizes:
+            open_ids.add(key)
+            stack.append((item, True))
+            stack += [(c, False) for c in _children(item) if isinstance(c, _CONTAINERS)]
+    return sizes[id(value)]
+
+
+def _over_limits(data: Any) -> tuple[str, object] | None:
+    """Why a loaded document is refused, with the top-level key to blame (None: the document), or None."""
+    sizes: dict[int, tuple[int, int]] = {}
+    items = list(data.items()) if isinstance(data, dict) else [(None, data)]
+    total = 0
+    for key, value in items:
+        try:
+            count, depth = _measure(value, sizes)
+        except ValueError:
+            return "a value that contains itself (an alias inside its own anchor)", key
+        if depth > MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep", key
+        total += count
+        if total > MAX_VALUES:
+            return f"more than {MAX_VALUES:,} values once its aliases (*name) are expanded", key
+    return None
 
 
 def utf8_text(data: bytes, rel: str) -> str:
