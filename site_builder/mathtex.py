@@ -86,19 +86,18 @@ def prepare_tex(tex: str) -> str:
     if "\\" not in tex:
         return tex
     if "$" in tex:
-        tex = _math_in_text(tex)
+        tex = _rewrite_groups(tex, _TEXT, _math_in_text)
     if "\\label" in tex or "ref" in tex:
         tex = _REF.sub(_clean_ref, tex)
     if "\\substack" in tex:
-        tex = _rewrite_groups(tex, _SUBSTACK, lambda body: f"\\begin{{subarray}}{{c}}{body}\\end{{subarray}}")
+        tex = _rewrite_groups(tex, _SUBSTACK, lambda _, body: f"\\begin{{subarray}}{{c}}{body}\\end{{subarray}}")
     if "\\text" in tex or "\\mbox" in tex:
-        tex = _rewrite_groups(tex, _TEXT, lambda body: _TEXT_SPECIAL.sub(r"\\\1", body), keep=True)
+        tex = _rewrite_groups(tex, _TEXT, lambda opening, body: opening + _TEXT_SPECIAL.sub(r"\\\1", body) + "}")
     return _SIZE.sub("", tex)
 
 
-def _rewrite_groups(tex: str, opening: re.Pattern[str], rewrite: Callable[[str], str], keep: bool = False) -> str:
-    """Each group `opening` starts (`\\substack{...}`) with its body rewritten: in place of the whole command, or
-    (`keep`) inside the same command."""
+def _rewrite_groups(tex: str, opening: re.Pattern[str], rewrite: Callable[[str, str], str]) -> str:
+    """Each group `opening` starts (`\\substack{...}`) replaced by `rewrite(the opening, the group's body)`."""
     out, pos = [], 0
     for m in opening.finditer(tex):
         if m.start() < pos:
@@ -106,8 +105,7 @@ def _rewrite_groups(tex: str, opening: re.Pattern[str], rewrite: Callable[[str],
         end = _closing_brace(tex, m.end())
         if end is None:
             break
-        body = rewrite(tex[m.end() : end])
-        out.append(tex[pos : m.start()] + (f"{m.group()}{body}}}" if keep else body))
+        out.append(tex[pos : m.start()] + rewrite(m.group(), tex[m.end() : end]))
         pos = end + 1
     return "".join(out) + tex[pos:]
 
@@ -117,22 +115,14 @@ def _clean_ref(m: re.Match[str]) -> str:
     return f"\\{command}{{{re.sub(r'[^A-Za-z0-9 :.+/-]', '-', m[2])}}}"
 
 
-def _math_in_text(tex: str) -> str:
-    out, pos = [], 0
-    for m in _TEXT.finditer(tex):
-        if m.start() < pos:
-            continue
-        end = _closing_brace(tex, m.end())
-        if end is None:
-            break
-        body = tex[m.end() : end]
-        parts = re.split(r"(?<!\\)\$", body)
-        if len(parts) > 1 and len(parts) % 2 == 1:  # text, math, text, ...: every `$` has its pair
-            command = m.group().rstrip("{").rstrip()
-            pieces = [f"{command}{{{p}}}" if i % 2 == 0 else f"{{{p}}}" for i, p in enumerate(parts)]
-            out.append(tex[pos : m.start()] + "".join(p for p in pieces if p != f"{command}{{}}"))
-            pos = end + 1
-    return "".join(out) + tex[pos:]
+def _math_in_text(opening: str, body: str) -> str:
+    """`\\text{a $x$ b}` as `\\text{a }{x}\\text{ b}`; a group whose `$` are not in pairs is left as it is."""
+    parts = re.split(r"(?<!\\)\$", body)
+    if len(parts) == 1 or len(parts) % 2 == 0:
+        return f"{opening}{body}}}"
+    command = opening.rstrip("{").rstrip()
+    pieces = [f"{command}{{{p}}}" if i % 2 == 0 else f"{{{p}}}" for i, p in enumerate(parts)]
+    return "".join(p for p in pieces if p != f"{command}{{}}")
 
 
 def _closing_brace(tex: str, start: int) -> int | None:

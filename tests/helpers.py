@@ -94,3 +94,18 @@ def chromium(*flags: str):
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(20)
     return driver
+
+
+def processes_with_arg(arg: str, first: bool = False) -> list[int]:
+    """Pids of the processes whose command line holds `arg` (with `first`: as `sleep ARG`, its first argument)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as fh:
+                    args = fh.read().split(b"\0")
+            except OSError:
+                continue
+            if (args[:2] == [b"sleep", arg.encode()]) if first else (arg.encode() in args):
+                pids.append(int(name))
+    return pids

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import make_site, run_cli
+from helpers import make_site, processes_with_arg, run_cli
 from test_execute import check, exec_post, line_of, out, summary
 
 MARK = "302.5"  # a `sleep` duration no other test uses: what the process attacks leave behind
@@ -28,17 +28,7 @@ PASSED = "SITE_BUILDER_TEST_PASSED"  # passed to posts by name through site.yml'
 
 def marked() -> list[int]:
     """Processes whose command line holds MARK."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/cmdline", "rb") as fh:
-                    args = fh.read().split(b"\0")
-            except OSError:
-                continue
-            if MARK.encode() in args:
-                pids.append(int(name))
-    return pids
+    return processes_with_arg(MARK)
 
 
 def reach_code(site: Path) -> str:

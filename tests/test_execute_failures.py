@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import make_site
+from helpers import make_site, processes_with_arg
 from test_execute import check, exec_post, line_of, out, post_line, summary
 
 SLEEP = "301.25"  # a duration no other process uses: what the background-process posts leave behind
@@ -20,17 +20,7 @@ SLEEP = "301.25"  # a duration no other process uses: what the background-proces
 
 def sleepers() -> list[int]:
     """Processes running `sleep SLEEP`."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/cmdline", "rb") as fh:
-                    args = fh.read().split(b"\0")
-            except OSError:
-                continue
-            if args[:2] == [b"sleep", SLEEP.encode()]:
-                pids.append(int(name))
-    return pids
+    return processes_with_arg(SLEEP, first=True)
 
 
 BAD_POSTS = {
