@@ -14,7 +14,9 @@ MARKER = ".site-builder"
 
 
 def snapshot(root: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
-    """Every file under `root` (hidden ones too) by relative path, with its bytes."""
+    """Every file under `root` (hidden ones too) by relative path, with its bytes; the search index (`pagefind/`,
+    made again whenever the site changed: tests/test_search.py) left out."""
+    skip = (*skip, "pagefind/")
     files = {}
     for dirpath, _dirnames, filenames in os.walk(root):
         for name in filenames:

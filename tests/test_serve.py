@@ -317,7 +317,7 @@ def tree(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != ".site-builder"
+        if p.is_file() and p.name != ".site-builder" and not str(p.relative_to(root)).startswith("pagefind")
     }
 
 
@@ -569,3 +569,13 @@ def test_a_site_under_a_path_is_previewed_at_the_root(tmp_path):
         assert srv.raw_get("/css/site.css")[0] == 200
     finally:
         srv.stop()
+
+
+def test_serve_indexes_the_site_for_search_and_again_after_an_edit(server, site):
+    pytest.importorskip("pagefind")
+    entry = server.output / "pagefind" / "pagefind-entry.json"
+    wait_for(entry.is_file, timeout=30)
+    stamp = entry.stat().st_mtime_ns
+    post = site / "content" / "posts" / "hello.md"
+    post.write_text(post.read_text().replace("The first version", "An edited version"))
+    wait_for(lambda: entry.is_file() and entry.stat().st_mtime_ns != stamp, timeout=30)

@@ -14,7 +14,7 @@ from pathlib import Path
 from site_builder.assemble import assemble
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.posts import SitePosts, read_posts
-from site_builder.build.publish import Written, open_writer, write_site
+from site_builder.build.publish import Written, open_writer, update_search, write_site
 from site_builder.build.state import BuildState, CacheDamaged, LastBuild, damaged
 from site_builder.build.unchanged import nothing_to_do, site_print
 from site_builder.errors import SiteWarning, StrictFailure
@@ -87,6 +87,7 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         writer = open_writer(ctx)
         ctx.timings.lap("assemble")
         written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
+        update_search(ctx, changed=bool(written.files_changed))
         new_print = ctx.state.site_print != fingerprint
         ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
     return finish_build(ctx, writer, site, written, save=new_print)
@@ -100,6 +101,7 @@ def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
     state = ctx.state
     state.warm.last = LastBuild(site.posts, site.rendered, site.runs)
     ctx.timings.lap("unchanged")
+    update_search(ctx, changed=False)  # only when the index is missing
     return BuildResult(
         ctx.output, len(site.posts), 0, len(state.pages), 0, 0, ctx.timings.total, ctx.timings.laps, site.runs, [],
         state, warnings=ctx.warnings, drafts_left_out=site.drafts_left_out, future_left_out=site.future_left_out,

@@ -157,3 +157,16 @@ def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: di
         if wanted:
             todo.append(ImageJob(use, wanted))
     return todo
+
+
+def update_search(ctx: BuildContext, changed: bool) -> None:
+    """The search index, made again when the output changed or has none (`search: false`: removed)."""
+    from site_builder.write.search import index_present, index_site, remove_index
+
+    if not ctx.config.search:
+        remove_index(ctx.output)
+    elif changed or not index_present(ctx.output):
+        warning = index_site(ctx.output)
+        if warning is not None:
+            ctx.warnings.append(warning)
+    ctx.timings.lap("search")

@@ -82,6 +82,7 @@ class SiteConfig:
     feed_path: str = "feed.xml"
     feed_id: str = ""
     feed_limit: int = 10  # newest posts in each feed, as jekyll-feed; 0 = all
+    search: bool = True  # a Pagefind index of the posts
     math_macros: dict[str, str] = field(default_factory=dict)  # TeX macro name (no backslash) -> its expansion
     exec: SiteExec = field(default_factory=SiteExec)  # for every executing post
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
@@ -236,6 +237,8 @@ def _setting(key: Key, value: Any, line: int | None) -> Any:
     kind = key.types[0]
     if isinstance(value, dict) and key.name == "author":
         value = value.get("name", "")
+    if kind is bool and not isinstance(value, bool):
+        raise SiteError(f"setting {key.name!r} must be true or false, got {value!r}", CONFIG_NAME, line)
     if isinstance(value, (list, dict)) or (kind is int and isinstance(value, (bool, float))):
         raise SiteError(f"setting {key.name!r} must be {kind.__name__}, got {value!r}", CONFIG_NAME, line)
     try:

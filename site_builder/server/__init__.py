@@ -21,6 +21,7 @@ from site_builder.config import load_config
 from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning, sorted_warnings
 from site_builder.load import Include
 from site_builder.server.http import Broadcaster, SiteServer
+from site_builder.server.search import SearchIndexer
 from site_builder.server.watch import Watcher
 from site_builder.util.files import atomic_write
 from site_builder.write import find_theme
@@ -46,6 +47,7 @@ class DevSite:
     warned: set[SiteWarning] = field(default_factory=set)  # the last build's warnings, printed then
     include: Include = field(default_factory=Include)  # --drafts, --future
     base_url: str | None = None  # a site under a path is previewed at the server's root
+    indexer: SearchIndexer | None = None  # the search index, made again once saves are quiet
 
     def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
         """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong.
@@ -97,6 +99,8 @@ class DevSite:
             trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
             early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
             self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
+            if paths and self.indexer is not None:
+                self.indexer.poke()
             return result
 
     def _warn(self, result: BuildResult) -> None:
@@ -204,6 +208,7 @@ def serve(
     parts = _Running()
     try:
         site = DevSite(root, workdir / "site", log=log, include=include or Include(), base_url=_at_root(root))
+        site.indexer = parts.indexer = SearchIndexer(root, site.output, log)
         first = site.rebuild()
         if first is not None:
             log(f"built {first.posts} posts in {first.seconds:.2f}s")
@@ -240,6 +245,7 @@ class _Running:
     watcher: Watcher | None = None
     site: DevSite | None = None
     port: int = 0
+    indexer: SearchIndexer | None = None
 
     def start(self, site: DevSite, host: str, port: int) -> None:
         self.site = site
@@ -262,6 +268,8 @@ class _Running:
             self.server.server_close()
         if self.thread is not None:
             self.thread.join(timeout=2)
+        if self.indexer is not None:
+            self.indexer.stop()
 
 
 def _stop_on_signals() -> dict[signal.Signals, Any]:

@@ -1,0 +1,75 @@
+"""The search index: Pagefind over the built pages, its extended build (Chinese and Japanese words segmented).
+
+Pagefind reads the pages as a browser would and indexes what a page marks with `data-pagefind-body` (a post's
+text); each language (`<html lang>`) gets an index of its own. The index is written beside the output and then
+put in place of the old one (`output/pagefind/`), so a build stopped while indexing leaves the old index whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from site_builder.errors import SiteWarning
+
+SEARCH_DIR = "pagefind"
+ENTRY = "pagefind-entry.json"  # written last by Pagefind: an index without it is not whole
+TIMEOUT = 600.0
+
+
+def index_present(output: Path) -> bool:
+    return (output / SEARCH_DIR / ENTRY).is_file()
+
+
+def pagefind() -> str | None:
+    """The Pagefind binary the `pagefind[extended]` package installs (None when it is not installed)."""
+    try:
+        from pagefind.service import get_executable
+    except ImportError:
+        return None
+    found = get_executable()
+    return str(found) if found is not None else None
+
+
+def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] | None = None) -> SiteWarning | None:
+    """Index the site in `output` (a warning, and the old index kept, when Pagefind is missing or fails).
+    `started` is given Pagefind's process, for a caller that may have to stop it."""
+    binary = pagefind()
+    if binary is None:
+        return SiteWarning("search index not built: Pagefind is not installed (pip install 'pagefind[extended]')")
+    new, old = output / f".{SEARCH_DIR}-new", output / f".{SEARCH_DIR}-old"
+    for leftover in (new, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    command = [binary, "--site", str(output), "--output-path", str(new), "--silent"]
+    try:
+        with subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as proc:
+            if started is not None:
+                started(proc)
+            try:
+                out, err = proc.communicate(timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        shutil.rmtree(new, ignore_errors=True)
+        return SiteWarning(f"search index not updated: Pagefind did not finish ({exc})")
+    if proc.returncode != 0 or not (new / ENTRY).is_file():
+        shutil.rmtree(new, ignore_errors=True)
+        reason = " ".join((err or out).split())[:300] or f"exit {proc.returncode}"
+        return SiteWarning(f"search index not updated: Pagefind failed: {reason}")
+    current = output / SEARCH_DIR
+    if current.exists():
+        os.rename(current, old)
+    os.rename(new, current)
+    shutil.rmtree(old, ignore_errors=True)
+    return None
+
+
+def remove_index(output: Path) -> None:
+    """`search: false`: no index left in the output."""
+    shutil.rmtree(output / SEARCH_DIR, ignore_errors=True)

@@ -1,0 +1,65 @@
+"""The search index: built by every build that changed the site, not by one that changed nothing, gone with
+`search: false`; a Chinese word and an English word each find their post in the index Pagefind wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import make_site, run_cli, write_post
+
+pytest.importorskip("pagefind")
+
+ENTRY = Path("pagefind") / "pagefind-entry.json"
+
+
+def build(root: Path):
+    proc = run_cli("build", "--source", str(root))
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture()
+def site(tmp_path: Path) -> Path:
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nlanguages: [en, zh]\n")
+    write_post(root, "ray.md", "title: Ray\ndate: 2024-01-01", "Workers spill objects to disk under memory pressure.\n")
+    write_post(root, "xue.md", "title: 学习\ndate: 2024-01-02\nlang: zh", "大模型时代的学习方法。\n")
+    return root
+
+
+def test_a_build_indexes_the_site_and_a_rebuild_with_nothing_changed_does_not(site: Path):
+    build(site)
+    entry = site / "output" / ENTRY
+    assert entry.is_file()
+    languages = json.loads(entry.read_text())["languages"]
+    assert any(code.startswith("en") for code in languages) and any(code.startswith("zh") for code in languages)
+    stamp = entry.stat().st_mtime_ns
+    build(site)
+    assert entry.stat().st_mtime_ns == stamp, "a build that changed nothing indexed the site again"
+    write_post(site, "ray.md", "title: Ray\ndate: 2024-01-01", "Workers spill objects to disk, then retry.\n")
+    build(site)
+    assert entry.stat().st_mtime_ns != stamp, "an edited post was not indexed again"
+    assert not list((site / "output").glob(".pagefind-*")), "a staging folder was left in the output"
+
+
+def test_a_missing_index_is_made_again_even_when_nothing_changed(site: Path):
+    build(site)
+    import shutil
+
+    shutil.rmtree(site / "output" / "pagefind")
+    build(site)
+    assert (site / "output" / ENTRY).is_file()
+
+
+def test_search_false_builds_no_index_and_removes_an_old_one(site: Path):
+    build(site)
+    (site / "site.yml").write_text("title: T\nurl: https://example.org\nlanguages: [en, zh]\nsearch: false\n")
+    build(site)
+    assert not (site / "output" / "pagefind").exists()
+
+
+def test_search_must_be_true_or_false(site: Path):
+    (site / "site.yml").write_text("title: T\nsearch: nope\n")
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 1 and "site.yml:2: setting 'search' must be true or false" in proc.stderr, proc.stderr
