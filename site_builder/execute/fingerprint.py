@@ -17,7 +17,7 @@ from site_builder.execute.blocks import CodeBlock
 from site_builder.execute.settings import ExecSettings
 from site_builder.util.hashing import bytes_digest, content_key
 
-RUNNER_VERSION = "6"  # with the runner's own bytes: results made by another runner are not reused
+RUNNER_VERSION = "7"  # with the runner's own bytes: results made by another runner are not reused
 RUNNER = Path(__file__).with_name("runner.py")
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ErrorInfo = dict[str, Any]  # type, message, line, traceback: as the runner writes it (JSON)
+Value = dict[str, str]  # the value a block ends with, by MIME type: text/plain (its repr) and its richest other form
 
 
 @dataclass
@@ -31,6 +32,7 @@ class BlockResult:
     error: ErrorInfo | None = None
     raised: str = ""
     seconds: float = 0.0
+    value: Value | None = None  # shown under the code (a cache file from before has none)
 
 
 @dataclass

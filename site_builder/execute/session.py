@@ -211,6 +211,7 @@ def _block_result(index: int, line: int, r: dict[str, Any] | None) -> BlockResul
         r.get("error"),
         r.get("raised", ""),
         r.get("seconds", 0.0),
+        r.get("value"),
     )
 
 
