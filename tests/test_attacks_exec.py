@@ -340,3 +340,42 @@ def test_bad_exec_settings_name_their_line(tmp_path):
     proc = check(site)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, out(proc)
     assert "error: content/posts/x.md:6: exec: network must be true or false, got 'maybe'" in proc.stderr, out(proc)
+
+
+def test_a_post_dies_with_the_build_that_runs_it(tmp_path):
+    """kill -9 of the build (or of a Ray worker) cannot stop a post through its process group: the post must die
+    with its parent (PR_SET_PDEATHSIG), not run on with no timeout."""
+    site = make_site(tmp_path / "site")
+    exec_post(
+        site,
+        "orphan.md",
+        f"""
+        ```python
+        import os
+        open(os.path.join({str(tmp_path)!r}, "started"), "w").close()
+        os.execvp("sleep", ["sleep", "{MARK}"])
+        ```
+        """,
+        "exec:\n  timeout: 100",
+    )
+    before = set(marked())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder", "check", "--source", str(site)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=False,
+    )
+    deadline = time.monotonic() + 30
+    while not (set(marked()) - before) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    started = set(marked()) - before
+    assert started, "the post never started"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while set(marked()) & started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = set(marked()) & started
+    for pid in left:  # only if the engine failed
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "the post outlived the build that ran it"

@@ -1,19 +1,25 @@
-"""Where posts run: a local pool of threads each waiting on one child process, or a Ray cluster."""
+"""Where posts run: a local pool of threads each waiting on one child process, or a Ray cluster (the build's side
+of it is `raycluster`; the driver process it starts and the Ray task that runs one post are here)."""
 
 from __future__ import annotations
 
 import functools
+import importlib
+import json
 import os
-import re
-import socket
+import queue
+import shutil
+import signal
 import sys
+import tempfile
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Any
+from typing import IO, Any
 
-from site_builder.errors import SiteError
 from site_builder.execute.job import Job
 from site_builder.execute.options import ExecOptions
+from site_builder.execute.raycluster import BUILD_PREFIX, CLEAN_WAIT, RayCluster, failed_run, recv_message, send_message
 from site_builder.execute.report import Progress
 from site_builder.execute.results import PostRun
 from site_builder.execute.sandbox import Children
@@ -46,9 +52,9 @@ def run_all(jobs: list[Job], options: ExecOptions, progress: Progress, done: Cal
     """Run the jobs, calling `done` with each run in the jobs' order as it is known (so an interrupted build keeps
     the runs that finished). Interrupted (Ctrl-C), the running posts' processes are stopped at once."""
     children = Children()
-    ray = options.executor == "ray"
-    runner: Runner = _ray_runner(options.ray_address) if ray else functools.partial(run_job, children=children)
-    pool = ThreadPoolExecutor(max_workers=min(len(jobs) if ray else parallel_slots(jobs), len(jobs)))
+    cluster = RayCluster(options.ray_address) if options.executor == "ray" else None
+    runner: Runner = cluster.run if cluster else functools.partial(run_job, children=children)
+    pool = ThreadPoolExecutor(max_workers=min(len(jobs) if cluster else parallel_slots(jobs), len(jobs)))
     futures = [pool.submit(progress.track, job.rel, runner, job) for job in jobs]
     try:
         for job, future in zip(jobs, futures, strict=True):
@@ -56,51 +62,158 @@ def run_all(jobs: list[Job], options: ExecOptions, progress: Progress, done: Cal
     except BaseException:
         children.stop_all()
         pool.shutdown(wait=False, cancel_futures=True)
-        if not ray:  # the stopped posts' threads remove their run directories (a Ray task may not return)
+        if cluster is not None:  # the driver kills the tasks, then removes their run directories on every node
+            cluster.close(cancel=True)
+        else:  # the stopped posts' threads remove their run directories
             wait(futures, timeout=STOP_WAIT)
         raise
     pool.shutdown()
+    if cluster is not None:
+        cluster.close()
 
 
-def _probe_ray_address(address: str | None) -> None:
-    """A HOST:PORT that nothing answers on is one error line: ray.init would wait for it forever."""
-    m = re.fullmatch(r"\[?([^\s/\]]+?)\]?:(\d+)", address or "")
-    if not m:
-        return  # "auto", ray://..., or none (a local cluster): left to Ray
+def driver_main() -> None:
+    """The Ray driver process a RayCluster starts: connect, answer ("ready", head address, [(CPUs, memory) per live
+    node]) or why not, then run the posts the build sends until it says stop, and clean up."""
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # the answers go on the old stdout; what Ray prints goes to the build's log of the driver
+    address, build = json.loads(sys.argv[1])
     try:
-        socket.create_connection((m.group(1), int(m.group(2))), timeout=5).close()
-    except OSError as exc:
-        raise SiteError(f"cannot reach the Ray cluster at --ray-address {address}: {exc.strerror or exc}") from None
+        ray: Any = importlib.import_module("ray")
+        path = os.environ.get("PYTHONPATH", "")  # the build's sys.path: workers import site_builder as it does
+        ray.init(address=address, log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+        try:
+            gcs = ray.get_runtime_context().gcs_address
+        except Exception:  # Ray Client (ray://): its server is what there is to watch
+            gcs = address or ""
+        nodes = [(n["Resources"].get("CPU", 0.0), n["Resources"].get("memory", 0.0)) for n in ray.nodes() if n["Alive"]]
+    except BaseException as exc:
+        send_message(out, _connect_error(exc))
+        return
+    send_message(out, ("ready", gcs, nodes))
+    _serve(ray, build, sys.stdin.buffer, out)
+    _clean_nodes(ray, build)
+    ray.shutdown()
 
 
-def _ray_init(ray: Any, address: str | None) -> None:
-    _probe_ray_address(address)
+def _connect_error(exc: BaseException) -> tuple[str, ...]:
+    """("token",) when the cluster refused to talk without (the right) token, else ("error", first line)."""
+    chain: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and len(chain) < 10:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    if any(type(e).__name__ == "AuthenticationError" or "uthenticat" in str(e) for e in chain):
+        return ("token",)
+    return ("error", (str(exc).strip().splitlines() or [type(exc).__name__])[0])
+
+
+def _inbox(inp: IO[bytes], messages: queue.Queue[Any]) -> None:
+    while True:
+        try:
+            messages.put(recv_message(inp))
+        except (EOFError, OSError, ValueError):
+            messages.put(("stop", True))  # the build is gone: stop what runs
+            return
+
+
+def _serve(ray: Any, build: str, inp: IO[bytes], out: IO[bytes]) -> None:
+    """Run the posts the build sends, ("run", number, job), answering ("done", number, run) as each finishes,
+    until ("stop", cancel); `cancel`: the running posts' workers are killed (_clean_nodes then stops what they
+    started)."""
+    messages: queue.Queue[Any] = queue.Queue()
+    threading.Thread(target=_inbox, args=(inp, messages), daemon=True).start()
+    task = ray.remote(num_cpus=1)(_task)  # a worker that dies is replaced and the post run again (max_retries)
+    running: dict[Any, tuple[int, Job]] = {}
+    while True:
+        try:
+            message = messages.get(timeout=0.2 if running else None)
+        except queue.Empty:
+            message = ("wait",)
+        if message[0] == "stop":
+            if message[1] and running:
+                for ref in running:
+                    ray.cancel(ref, force=True)  # a KeyboardInterrupt (force=False) does not reach a running task
+                ray.wait(list(running), num_returns=len(running), timeout=STOP_WAIT)
+            return
+        if message[0] == "run":
+            _, number, job = message
+            running[task.options(memory=job.settings.memory).remote(job, build, number)] = (number, job)
+        if running:
+            ready, _ = ray.wait(list(running), num_returns=len(running), timeout=0)
+            for ref in ready:
+                number, job = running.pop(ref)
+                send_message(out, ("done", number, _outcome(ray, ref, job)))
+
+
+def _outcome(ray: Any, ref: Any, job: Job) -> PostRun:
     try:
-        ray.init(
-            address=address,
-            ignore_reinit_error=True,
-            log_to_driver=False,
-            runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}},
-        )
-    except (ConnectionError, RuntimeError, ray.exceptions.RayError) as exc:  # RayError: AuthenticationError
-        hint = " (a cluster with token authentication needs RAY_AUTH_MODE=token)" if "uthenticat" in str(exc) else ""
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        where = address or "a new local cluster"
-        raise SiteError(f"cannot connect to the Ray cluster at {where}: {first}{hint}") from None
+        run: PostRun = ray.get(ref)
+        return run
+    except ray.exceptions.RayError as exc:
+        cause = getattr(exc, "cause", None)  # RayTaskError: what the task raised
+        what = f"{type(cause).__name__}: {cause}" if isinstance(cause, BaseException) else str(exc)
+        first = (what.strip().splitlines() or [type(exc).__name__])[0]
+        return failed_run(job, "RayError", f"Ray could not run the post ({type(exc).__name__}): {first}")
 
 
-def _ray_runner(address: str | None) -> Runner:
-    """Run each post as a Ray task with memory= its cap, on an existing cluster (or a local one)."""
+def _task(job: Job, build: str, number: int) -> PostRun:
+    """One attempt at one post, on a Ray worker: its run directory is made in <tmp>/site-builder-ray-<build>/<number>/
+    (this worker runs one task at a time), where a retry first stops and removes what a killed attempt left."""
+    here = os.path.join(tempfile.gettempdir(), BUILD_PREFIX + build, str(number))
+    again = _clear(here)
+    os.makedirs(here, exist_ok=True)
+    saved, tempfile.tempdir = tempfile.tempdir, here
     try:
-        import ray
-    except ImportError:
-        raise SiteError("--executor ray needs Ray: pip install 'site-builder[ray]'") from None
-    if not ray.is_initialized():
-        _ray_init(ray, address)
-    remote = ray.remote(num_cpus=1)(run_job)
-
-    def run(job: Job) -> PostRun:
-        result: PostRun = ray.get(remote.options(memory=job.settings.memory).remote(job))
-        return result
-
+        run = run_job(job)
+    finally:
+        tempfile.tempdir = saved
+        _clear(here)
+    if again:
+        line = job.blocks[0].line if job.blocks else 1
+        run.warnings.append(f"{job.rel}:{line}: the Ray worker running the post died, and Ray ran the post again")
     return run
+
+
+def _clear(path: str) -> bool:
+    """Stop the processes working in `path` (a killed attempt's post, whose worker can no longer stop it) and
+    remove it; whether it was there."""
+    if not os.path.isdir(path):
+        return False
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        pids = []  # no /proc: the folder alone is removed
+    for pid in pids:
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            if cwd == path or cwd.startswith(path + os.sep):
+                pgid = os.getpgid(int(pid))  # the post's own group (never this worker's)
+                if pgid != os.getpgrp():
+                    os.killpg(pgid, signal.SIGKILL)
+                os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+    shutil.rmtree(path, ignore_errors=True)
+    return True
+
+
+def _remove_build(build: str) -> None:
+    _clear(os.path.join(tempfile.gettempdir(), BUILD_PREFIX + build))
+
+
+def _clean_nodes(ray: Any, build: str) -> None:
+    """Remove the build's run directories on every live node (what attempts killed with their worker left)."""
+    try:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        remove = ray.remote(num_cpus=0, max_retries=0)(_remove_build)
+        refs = [
+            remove.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(build)
+            for n in ray.nodes()
+            if n["Alive"]
+        ]
+        ray.wait(refs, num_returns=len(refs), timeout=CLEAN_WAIT)
+    except Exception:
+        pass  # what is left is in the nodes' temporary folders, named for the build
+    _remove_build(build)

@@ -8,6 +8,7 @@ escapes (full isolation needs namespaces or a container)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import secrets
@@ -18,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from site_builder.execute.isolation import enter_netns
 from site_builder.execute.settings import DEFAULT_PROCESSES
@@ -81,8 +83,29 @@ class Children:
             _kill_group(pgid)
 
 
+@cache
+def _prctl() -> Callable[..., int] | None:
+    """Linux's prctl, found before any fork (the child between fork and exec should not load libraries)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+_PR_SET_PDEATHSIG = 1
+
+
 def _limits(limits: Limits, mark: int) -> Callable[[], None]:
+    prctl, parent = _prctl(), os.getpid()
+
     def apply() -> None:  # runs in the child between fork and exec
+        if prctl is not None:  # the post dies with the process that runs it (a build or Ray worker killed)
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # it died already, before the line above
+                os._exit(1)
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
         if _MARK_LIMIT is not None:
