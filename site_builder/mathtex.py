@@ -49,7 +49,10 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
                 todo, mathml = [], []
                 break
             failed[todo[int(match[1])]] = match[2].strip()
-    html = dict(zip((id(found[i]) for i in todo), mathml, strict=True))
+    html = {
+        id(found[i]): breakable(out) if found[i].type == "math_inline" else out
+        for i, out in zip(todo, mathml, strict=True)
+    }
     warnings = env.setdefault("warnings", [])
     for i, reason in sorted(failed.items()):
         tok, tex = found[i], found[i].content.strip()
@@ -60,6 +63,40 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
         warnings.append(SiteWarning(f"cannot render math ${tex}$: {reason}", env.get("rel"), math_line(env, tok)))
     env["math"] = html
     env["math_count"] = len(found) - len(failed)
+
+
+_TAG = re.compile(r"<(/?)[a-z]+[^>]*?(/?)>")
+_BREAK_AFTER = re.compile(r"<mo[^>]*>(?:[=≠<>≤≥≦≧≪≫≈≡≅≃∼∝≺≻∈∉⊂⊃⊆⊇←→↔⇐⇒⇔⟵⟶⟸⟹⟺↦+−±∓×⋅·∗∘⊕⊗∪∩∧∨÷,]|&lt;|&gt;)</mo>")
+_OPENING = re.compile(r"<mo[^>]*>[(\[{⟨|‖]</mo>")
+
+
+def breakable(mathml: str) -> str:
+    """Inline math that can wrap, as TeX breaks a formula in a paragraph: after a relation, a binary operator or a
+    comma of its top row. Browsers do not break a `<math>`, so the pieces of that row between those points become
+    rows of their own (`<mrow>`, which changes nothing drawn) and the element is marked `class="breaks"`, which the
+    theme lays out inline: a line may end after any piece. A sign (`-x`, `(+1`, `= -1`) is not a break."""
+    head, sep, rest = mathml.partition("<semantics><mrow>")
+    body, end, tail = rest.rpartition("</mrow><annotation")
+    if head != "<math>" or not sep or not end:
+        return mathml
+    children, depth, start = [], 0, 0
+    for tag in _TAG.finditer(body):
+        depth += 0 if tag[2] else -1 if tag[1] else 1
+        if depth == 0:
+            children.append(body[start : tag.end()])
+            start = tag.end()
+    if start != len(body) or depth != 0:
+        return mathml
+    groups: list[list[str]] = [[]]
+    for i, child in enumerate(children):
+        groups[-1].append(child)
+        sign = i == 0 or _BREAK_AFTER.fullmatch(children[i - 1]) or _OPENING.fullmatch(children[i - 1])
+        if _BREAK_AFTER.fullmatch(child) and not sign and i < len(children) - 1:
+            groups.append([])
+    if len(groups) < 2:
+        return mathml
+    rows = "".join(f"<mrow>{''.join(group)}</mrow>" for group in groups)
+    return f'<math class="breaks"><semantics><mrow>{rows}</mrow><annotation{tail}'
 
 
 def math_line(env: dict[str, Any], token: Token) -> int | None:

@@ -22,17 +22,18 @@ from pygments.util import ClassNotFound
 
 from site_builder.errors import SiteWarning
 from site_builder.fastlex import speed_up
+from site_builder.fences import fence_info
 from site_builder.images import ImageError, clean_svg, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
-from site_builder.parse import fence_info, make_parser, parse_post
+from site_builder.parse import make_parser, parse_post
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
 
 if TYPE_CHECKING:
     from site_builder.execute.results import BlockResult, PostRun
 
-RENDER_VERSION = "14"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "16"  # bump when output of this module changes, to drop cached fragments
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 _LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}
@@ -54,7 +55,7 @@ def highlight_code(code: str, lang: str) -> str:
     if lexer and not code.endswith("\n") and body.endswith("\n"):
         body = body[:-1]
     cls = f' class="language-{escape(lang)}"' if lang else ""
-    return f'<div class="highlight"><pre><code{cls}>{body}</code></pre></div>\n'
+    return f'<div class="highlight"><pre tabindex="0"><code{cls}>{body}</code></pre></div>\n'
 
 
 def _line(env: EnvType, token: Token | None) -> int | None:
@@ -71,19 +72,25 @@ class PostRenderer(RendererHTML):
         html: str = env["math"][id(token)]
         return html
 
+    def _math_box(self, token: Token, env: EnvType) -> tuple[str, str]:
+        """A display formula and ` tabindex="0"` for its box, where it scrolls (its TeX, when not rendered, wraps)."""
+        html = self._math(token, env)
+        return html, ' tabindex="0"' if html.startswith("<math") else ""
+
     def math_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return self._math(tokens[idx], env)
 
     def math_inline_double(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        return f'<span class="math display">{self._math(tokens[idx], env)}</span>'
+        return '<span class="math display"{1}>{0}</span>'.format(*self._math_box(tokens[idx], env))
 
     def math_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        return f'<div class="math">{self._math(tokens[idx], env)}</div>\n'
+        return '<div class="math"{1}>{0}</div>\n'.format(*self._math_box(tokens[idx], env))
 
     def math_block_label(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
+        html, focus = self._math_box(tok, env)
         return (
-            f'<div class="math" id="{escape(tok.info)}">{self._math(tok, env)}'
+            f'<div class="math" id="{escape(tok.info)}"{focus}>{html}'
             f'<span class="eqno">({escape(tok.info)})</span></div>\n'
         )
 
@@ -130,7 +137,7 @@ class PostRenderer(RendererHTML):
             return img
         caption = f"<figcaption>{escape(alt)}</figcaption>" if alt else ""
         if in_gallery:
-            link = f'<a class="gallery-link" href="{href}"{data}>{img}</a>'
+            link = f'<a class="gallery-link" href="{href}"{data}{_photo_label(alt, env)}>{img}</a>'
             return f'<figure class="gallery-item">{link}{caption}</figure>\n'
         return f"<figure>{img}{caption}</figure>\n"
 
@@ -169,6 +176,14 @@ class PostRenderer(RendererHTML):
         if tokens[idx].meta.get("bilingual"):
             return "</p>\n"
         return super().renderToken(tokens, idx, options, env)
+
+
+def _photo_label(alt: str, env: EnvType) -> str:
+    """The name of a gallery photo's link when the photo has no alt text: its place in the post ("Photo 2")."""
+    n = env["gallery_photo"] = env.get("gallery_photo", 0) + 1
+    post: Post | None = env.get("post")
+    word = "照片" if post is not None and post.lang.startswith("zh") else "Photo"
+    return "" if alt else f' aria-label="{word} {n}"'
 
 
 @dataclass
@@ -252,28 +267,21 @@ FenceHook = Callable[[Token, str, dict[str, str], EnvType], "str | None"]  # a f
 
 
 def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
-    """A fence hook that shows what each block of an executed post printed, drew, raised or failed with."""
+    """A fence hook that shows what each block of an executed post printed, drew, raised, ended with (its value)
+    or failed with."""
+    from site_builder.outputs import value_html  # nh3: only for posts that execute
+
     by_line = {b.line: b for b in run.blocks}
     post_error = run.error
     state: dict[str, BlockResult | None] = {"last": None}
+    after_output = [""]  # the value of a block whose ```output block shows its stdout: under that, as in a notebook
 
     def hook(tok: Token, lang: str, opts: dict[str, str], env: EnvType) -> str | None:
         line = int(env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
         if lang == "output":  # an expected output, verified against what the block printed
             block = state["last"] if tok.meta.get("expected_output") else None  # else nothing checked it
-            state["last"] = None
-            if block is None:
-                return None
-            ok = block.status == "passed"
-            badge = (
-                '<span class="output-badge ok" title="checked at build time">✓ verified</span>'
-                if ok
-                else '<span class="output-badge bad">✗ not verified</span>'
-            )
-            return (
-                f'<div class="output{" verified" if ok else " mismatch"}">{badge}'
-                f"<pre><code>{escape(tok.content)}</code></pre></div>\n"
-            )
+            state["last"], value, after_output[0] = None, after_output[0], ""
+            return None if block is None else _expected_output(block, tok.content) + value
         block = by_line.get(line)
         state["last"] = block
         if block is None:
@@ -285,12 +293,11 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
                 '<div class="highlight">', '<div class="highlight checked" title="checked at build time">', 1
             )
         if "hide" not in opts:
-            if block.stdout and not tok.meta.get("has_output"):  # an ```output block shows it instead
-                parts.append(f'<div class="output"><pre><code>{escape(block.stdout)}</code></pre></div>\n')
-            if block.stderr.strip():
-                parts.append(f'<div class="output stderr"><pre><code>{escape(block.stderr)}</code></pre></div>\n')
-            if block.raised:
-                parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
+            parts += _printed(block, shows_stdout=not tok.meta.get("has_output"))
+            if tok.meta.get("has_output"):
+                after_output[0] = value_html(block.value)
+            else:
+                parts.append(value_html(block.value))
             for svg in block.figures:
                 parts.append(f'<figure class="exec-figure">{clean_svg(svg)}</figure>\n')
         error = block.error if block.status == "failed" else None
@@ -305,6 +312,32 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
         return "".join(parts)
 
     return hook
+
+
+def _expected_output(block: BlockResult, content: str) -> str:
+    """An ```output block, marked verified or not."""
+    ok = block.status == "passed"
+    badge = (
+        '<span class="output-badge ok" title="checked at build time">✓ verified</span>'
+        if ok
+        else '<span class="output-badge bad">✗ not verified</span>'
+    )
+    return (
+        f'<div class="output{" verified" if ok else " mismatch"}">{badge}'
+        f"<pre><code>{escape(content)}</code></pre></div>\n"
+    )
+
+
+def _printed(block: BlockResult, shows_stdout: bool) -> list[str]:
+    """What a block printed (its stdout unless an ```output block shows it) and the exception it had to raise."""
+    parts = []
+    if block.stdout and shows_stdout:
+        parts.append(f'<div class="output"><pre><code>{escape(block.stdout)}</code></pre></div>\n')
+    if block.stderr.strip():
+        parts.append(f'<div class="output stderr"><pre><code>{escape(block.stderr)}</code></pre></div>\n')
+    if block.raised:
+        parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
+    return parts
 
 
 def block_is_doctest(tok: Token, lang: str) -> bool:
@@ -364,11 +397,3 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         warnings=env.get("warnings", []),
         unshown=env.get("unshown", []),
     )
-
-
-def pygments_css() -> str:
-    """Stylesheet for highlighted code: a light style, and a dark one under prefers-color-scheme."""
-    light: str = HtmlFormatter(style="default").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
-    dark: str = HtmlFormatter(style="monokai").get_style_defs(".highlight")  # type: ignore[no-untyped-call]
-    dark = "\n".join("  " + line for line in dark.splitlines())
-    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

@@ -54,7 +54,7 @@ LANGUAGE_KEYS = (
     Key("name", (str,), "the code", "shown in the language switch (en English, zh 中文, ...)"),
     Key("prefix", (str,), "/CODE/", "where its pages live (the default language is always at /)"),
     Key("date_format", (str,), "%b %-d, %Y", 'strftime format of dates (zh, ja: "%Y年%-m月%-d日")'),
-    Key("short_date_format", (str,), "%b %d", "strftime format in archive lists"),
+    Key("short_date_format", (str,), "%b %-d", "strftime format in archive lists"),
     Key("html_lang", (str,), "the code", "the `lang` attribute of its pages (zh: zh-Hans)"),
     Key("title", (str,), "", "site title on this language's pages and feed"),
     Key("subtitle", (str,), "", "tagline on this language's pages and feed"),

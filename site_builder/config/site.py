@@ -18,7 +18,7 @@ CONFIG_NAME = "site.yml"
 
 
 _DATE_FORMATS = {  # (long, short) strftime formats a language gets unless site.yml sets its own
-    "en": ("%b %-d, %Y", "%b %d"),
+    "en": ("%b %-d, %Y", "%b %-d"),
     "zh": ("%Y年%-m月%-d日", "%-m月%-d日"),
     "ja": ("%Y年%-m月%-d日", "%-m月%-d日"),
     "ko": ("%Y년 %-m월 %-d일", "%-m월 %-d일"),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from site_builder.config import SiteConfig
-from site_builder.render import pygments_css
 from site_builder.util.hashing import content_key
+from site_builder.write.codestyle import pygments_css
 from site_builder.write.output import OutputWriter
 from site_builder.write.sitemap import robots
 from site_builder.write.templates import Theme

@@ -8,9 +8,11 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 import jinja2.meta
+import markupsafe
 import yaml
 
 from site_builder.assemble import feed_path, tag_url, year_url
@@ -116,11 +118,25 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
         lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
         feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
+        favicon=favicon,
     )
     env.filters["datefmt"] = datefmt
     env.filters["isodate"] = lambda dt: dt.isoformat(timespec="seconds")
     env.filters["absolute"] = config.absolute
     return env
+
+
+def favicon(title: str) -> markupsafe.Markup:
+    """The site's icon when the theme has none: its title's first letter or digit, white on the accent colour, as
+    an SVG data URI (no file, so no request for /favicon.ico and no 404)."""
+    initial = next((ch.upper() for ch in title if ch.isalnum()), "")
+    text = initial.replace("&", "&amp;").replace("<", "&lt;")
+    svg = (
+        "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 64 64'><rect width='64' height='64' rx='14' "
+        "fill='#c2185b'/><text x='32' y='45' font-family='Georgia,serif' font-size='40' font-weight='700' "
+        f"text-anchor='middle' fill='#fff'>{text}</text></svg>"
+    )
+    return markupsafe.Markup("data:image/svg+xml," + quote(svg, safe="'=/:,.()"))
 
 
 def template_error(exc: Exception, theme: Theme) -> SiteError:
