@@ -1,4 +1,4 @@
-"""Stage 1, load: Markdown files with YAML front matter -> Post records."""
+"""Stage 1, load: Markdown files with YAML front matter (and Jupyter notebooks: notebook.py) -> Post records."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from site_builder.config.site import has_scheme, path_problem
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Post
+from site_builder.notebook import SUFFIX as NOTEBOOK
+from site_builder.notebook import CellMap, read_notebook
 from site_builder.util.hashing import bytes_digest
 
 __all__ = ["split_front_matter"]  # re-exported: importers read posts' front matter from here
@@ -74,13 +76,23 @@ def unsafe_permalink(permalink: str) -> str | None:
 
 
 def load_post(path: Path, cfg: SiteConfig) -> Post:
-    """Read one post file; any problem is a SiteError naming the file and line."""
+    """Read one post file, Markdown or a Jupyter notebook (`notebook.py`); any problem is a SiteError naming the
+    file and line (a notebook's cell and line: `nb.ipynb:cell 1:line 3`)."""
     rel = _rel(path, cfg.root)
     data = read_limited(path, rel, "a post")
+    if path.name.endswith(NOTEBOOK):
+        front, cells = read_notebook(data, rel)
+        try:
+            return _post(path, cfg, rel, data, front, cells)
+        except SiteError as exc:
+            raise cells.error(exc) from None
     text = utf8_text(data, rel)
     if "\0" in text:
         raise SiteError("a NUL byte: a post is text (a binary file?)", rel, text.count("\n", 0, text.index("\0")) + 1)
-    front = read_front_matter(text.replace("\r\n", "\n"), rel)
+    return _post(path, cfg, rel, data, read_front_matter(text.replace("\r\n", "\n"), rel))
+
+
+def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter, cells: CellMap | None = None) -> Post:
     meta = front.meta
     title = meta.get("title")
     if title is None or not str(title).strip():
@@ -111,6 +123,7 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
         warnings=front.warnings,
         draft=bool(meta.get("draft")),
         execute=meta.get("execute") is True,
+        cells=cells,
     )
 
 
@@ -191,7 +204,7 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def find_post_files(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[Path]:
-    """Every `*.md` under the posts folder (not hidden, not `_draft`-style names), in path order."""
+    """Every `*.md` and `*.ipynb` under the posts folder (not hidden, not `_draft`-style names), in path order."""
     return [Path(p) for p in find_post_names(cfg, warnings)]
 
 
@@ -227,7 +240,7 @@ _POST, _FOLDER = "post", "folder"
 
 
 def _is_post_name(name: str) -> bool:
-    return name.endswith(".md") and not name.startswith((".", "_"))
+    return name.endswith((".md", NOTEBOOK)) and not name.startswith((".", "_"))
 
 
 def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
@@ -329,7 +342,8 @@ def select_posts(posts: list[Post], include: Include) -> Selection:
         other = seen.get(post.permalink)
         if other is not None:
             line = post.lines.get("permalink", 1)
-            errors.append(SiteError(f"permalink {post.permalink} is also used by {other.rel}", post.rel, line))
+            clash = SiteError(f"permalink {post.permalink} is also used by {other.rel}", post.rel, line)
+            errors.append(post.cells.error(clash) if post.cells is not None else clash)
             continue
         seen[post.permalink] = post
         chosen.posts.append(post)

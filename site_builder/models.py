@@ -12,6 +12,8 @@ from site_builder.errors import SiteWarning
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
+    from site_builder.notebook import CellMap
+
 
 @dataclass
 class Post:
@@ -37,6 +39,7 @@ class Post:
     warnings: list[SiteWarning] = field(default_factory=list)  # problems that do not stop the build
     draft: bool = False  # `draft: true`: not built
     execute: bool = False  # `execute: true`: its Python blocks run
+    cells: CellMap | None = None  # a notebook's: the cell and line of each of its lines (notebook.py)
 
 
 @dataclass

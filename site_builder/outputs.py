@@ -1,4 +1,5 @@
-"""The value a block ends with, as the page shows it under the code (notebook style, `<div class="output value">`).
+"""What code returned, as a page shows it: the value a block ends with (notebook style, `<div class="output value">`),
+and a notebook's stored outputs. Used by the render stage and by notebooks read at the load stage.
 
 The runner sends the value's repr (`text/plain`) and its richest other form (`text/html`, `image/svg+xml`,
 `image/png` as base64): the box shows the first of HTML, SVG, PNG, text that can be shown safely. What the runner

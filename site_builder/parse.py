@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import MutableMapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,12 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from site_builder.errors import SiteWarning
+from site_builder.fences import EXEC_LANGS, fence_info, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.util.cjk import han_kana
 
-_FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
 GALLERY_LAYOUTS = ("masonry", "grid", "row")
 
 
@@ -43,7 +41,7 @@ def _gallery_rules(state: StateCore) -> None:
             depth += 1
             layout = ([*tok.info.split(), "", ""])[1] or "masonry"
             if layout not in GALLERY_LAYOUTS:
-                _warn(
+                warn(
                     state,
                     tok,
                     f"unknown gallery layout {layout!r}, shown as masonry (use one of: {', '.join(GALLERY_LAYOUTS)})",
@@ -55,7 +53,7 @@ def _gallery_rules(state: StateCore) -> None:
             depth -= 1
             start, before = opened.pop()
             if images_seen == before:
-                _warn(
+                warn(
                     state,
                     start,
                     "gallery has no image (put Markdown images, one per line, between '::: gallery' and ':::')",
@@ -127,10 +125,6 @@ def _bilingual_rules(state: StateCore) -> None:
             inline.children = children
 
 
-def _env_line(env: MutableMapping[str, Any], tok: Token) -> int | None:
-    return env.get("line_offset", 1) + tok.map[0] if tok.map else None
-
-
 def _inline_lines(state: StateCore) -> None:
     """Give inline math and images the line they are on, so errors can name it."""
     for tok in state.tokens:
@@ -141,9 +135,6 @@ def _inline_lines(state: StateCore) -> None:
                     line += 1
                 elif child.type.startswith("math") or child.type == "image":
                     child.map = [line, line + 1]
-
-
-EXEC_LANGS = ("python", "py", "python3", "py3", "pycon")  # the fences an `execute: true` post runs
 
 
 def _code_before(tokens: list[Token], i: int) -> Token | None:
@@ -169,7 +160,7 @@ def _pair_outputs(state: StateCore) -> None:
             code.meta["has_output"] = True
             tok.meta["expected_output"] = True
         elif executes:
-            _warn(state, tok, _unpaired_output(code_lang if code is not None else None))
+            warn(state, tok, _unpaired_output(code_lang if code is not None else None))
 
 
 def _unpaired_output(after: str | None) -> str:
@@ -202,23 +193,7 @@ def _check_fence_options(state: StateCore) -> None:
                 continue
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(FENCE_OPTIONS)})"
-            _warn(state, tok, f"unknown code block option {name!r}, ignored{hint}")
-
-
-def _warn(state: StateCore, tok: Token, message: str) -> None:
-    """A problem of this post alone: shown at its line, the site still builds (an error with --strict)."""
-    state.env.setdefault("warnings", []).append(SiteWarning(message, state.env.get("rel"), _env_line(state.env, tok)))
-
-
-def fence_info(info: str) -> tuple[str, dict[str, str]]:
-    """Split a fence's info string `python {skip raises=IndexError}` into (lang, options)."""
-    options: dict[str, str] = {}
-    for group in _FENCE_OPTIONS.findall(info):
-        for item in group.replace(",", " ").split():
-            key, _, value = item.partition("=")
-            options[key.lstrip(".")] = value
-    lang = _FENCE_OPTIONS.sub(" ", info).strip().split()
-    return (lang[0] if lang else ""), options
+            warn(state, tok, f"unknown code block option {name!r}, ignored{hint}")
 
 
 @cache
@@ -244,7 +219,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
-    from site_builder.traps import other_tools  # it reads fences as this module does
+    from site_builder.traps import other_tools
 
     md.core.ruler.push("other_tools", other_tools)
     md.core.ruler.push("pair_outputs", _pair_outputs)

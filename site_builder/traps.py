@@ -13,7 +13,7 @@ from typing import NamedTuple
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.parse import EXEC_LANGS, _warn, fence_info
+from site_builder.fences import EXEC_LANGS, fence_info, warn
 
 
 class Directive(NamedTuple):
@@ -85,7 +85,7 @@ def other_tools(state: StateCore) -> None:
     def once(kind: str, tok: Token, message: str) -> None:
         if kind not in seen:
             seen.add(kind)
-            _warn(state, tok, message)
+            warn(state, tok, message)
 
     tokens = state.tokens
     for i, tok in enumerate(tokens):
@@ -158,9 +158,9 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
         elif tag:
             unread.append(tag)
     if executes and lang not in _PY_KERNELS:
-        _warn(state, tok, f"a ```{{code-cell}} {lang} block is not run here (only python code cells run)")
+        warn(state, tok, f"a ```{{code-cell}} {lang} block is not run here (only python code cells run)")
     elif executes and unread:
-        _warn(
+        warn(
             state,
             tok,
             f"code cell options not read here: {', '.join(unread)} (the tags skip-execution, remove-cell and "

@@ -40,7 +40,7 @@ def run_posts(
         else:
             todo.append(job)
     if not todo:
-        return _warn(runs, options)
+        return _warn(runs, options, executing)
     reasons = store.reasons(todo, options.rerun)
 
     def done(job: Job, run: PostRun) -> None:
@@ -53,11 +53,14 @@ def run_posts(
         run_all(todo, options, progress, done)
     finally:
         progress.close()
-    return _warn(runs, options)
+    return _warn(runs, options, executing)
 
 
-def _warn(runs: dict[str, PostRun], options: ExecOptions) -> dict[str, PostRun]:
-    """Print what the runs could not do as asked (`warning: file:line: ...`)."""
+def _warn(runs: dict[str, PostRun], options: ExecOptions, posts: list[ParsedPost]) -> dict[str, PostRun]:
+    """Give each run its notebook's cell map; print what the runs could not do as asked (`warning: file:line: ...`)."""
+    for parsed in posts:
+        if parsed.post.rel in runs:
+            runs[parsed.post.rel].cells = parsed.post.cells
     if options.progress is not None:
         for rel in sorted(runs):
             for warning in runs[rel].warnings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from site_builder.parse import EXEC_LANGS, fence_info
+from site_builder.fences import EXEC_LANGS, fence_info
 
 if TYPE_CHECKING:
     from site_builder.models import ParsedPost

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from site_builder.execute.results import Failure, PostRun
+from site_builder.notebook import cell_location, cell_traceback
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,11 +60,13 @@ class Progress:
 
 
 def failure_lines(run: PostRun, failures: list[Failure] | None = None) -> list[str]:
-    """`content/posts/x.md:42: Type: message` lines, each followed by its indented detail."""
+    """`content/posts/x.md:42: Type: message` lines (a notebook's at its cell: `nb.ipynb:cell 4:line 2: ...`), each
+    followed by its indented detail."""
     out = []
     for f in run.failures if failures is None else failures:
-        out.append(f"{run.rel}:{f.line}: {f.kind}: {f.message}")
-        out += ["    " + d for d in f.detail.rstrip().splitlines()]
+        where = cell_location(run.cells, f.line) or f"{run.rel}:{f.line}"
+        out.append(f"{where}: {f.kind}: {f.message}")
+        out += ["    " + d for d in cell_traceback(run.cells, f.detail).rstrip().splitlines()]
     return out
 
 

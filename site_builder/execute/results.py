@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ErrorInfo = dict[str, Any]  # type, message, line, traceback: as the runner writes it (JSON)
 Value = dict[str, str]  # the value a block ends with, by MIME type: text/plain (its repr) and its richest other form
+
+if TYPE_CHECKING:
+    from site_builder.notebook import CellMap
 
 
 @dataclass
@@ -47,6 +50,7 @@ class PostRun:
     reason: str = ""
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # `file:line: message`: what the run could not do as asked
+    cells: CellMap | None = field(default=None, repr=False)  # a notebook post's lines by cell (not stored)
 
     @property
     def failures(self) -> list[Failure]:

@@ -55,6 +55,7 @@ class RunStore:
         path = self.folder / f"{job.key}.json"
         if run.ok:
             data = asdict(run)
+            data.pop("cells", None)  # the post's, not the run's: given again by run_posts
             data["cached"], data["reason"] = False, ""
             data["lines"] = _block_lines(job)
             atomic_write(path, json.dumps(data))
