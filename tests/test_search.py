@@ -40,7 +40,8 @@ def test_a_build_indexes_the_site_and_a_rebuild_with_nothing_changed_does_not(si
     write_post(site, "ray.md", "title: Ray\ndate: 2024-01-01", "Workers spill objects to disk, then retry.\n")
     build(site)
     assert entry.stat().st_mtime_ns != stamp, "an edited post was not indexed again"
-    assert not list((site / "output").glob(".pagefind-*")), "a staging folder was left in the output"
+    left = [*(site / "output").glob(".*pagefind*"), *site.glob(".output.pagefind*")]
+    assert not left, f"a staging folder was left: {left}"
 
 
 def test_a_missing_index_is_made_again_even_when_nothing_changed(site: Path):

@@ -14,7 +14,7 @@ from pathlib import Path
 from site_builder.assemble import assemble
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.posts import SitePosts, read_posts
-from site_builder.build.publish import Written, open_writer, update_search, write_site
+from site_builder.build.publish import Written, open_writer, search_in, update_search, write_site
 from site_builder.build.state import BuildState, CacheDamaged, LastBuild, damaged
 from site_builder.build.unchanged import nothing_to_do, site_print
 from site_builder.errors import SiteWarning, StrictFailure
@@ -87,7 +87,7 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         writer = open_writer(ctx)
         ctx.timings.lap("assemble")
         written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
-        update_search(ctx, changed=bool(written.files_changed))
+        update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
         new_print = ctx.state.site_print != fingerprint
         ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
     return finish_build(ctx, writer, site, written, save=new_print)
@@ -114,7 +114,7 @@ def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[],
         written = write()
         if ctx.strict and ctx.warnings:
             raise StrictFailure(ctx.warnings)
-        written.files_changed = writer.commit()
+        written.files_changed = writer.commit(search_in(ctx))
     except BaseException:
         writer.abort()
         if writer.early:  # already in the output: the next build must write (or remove) them again

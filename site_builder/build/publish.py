@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 from site_builder.assemble import SiteModel
 from site_builder.build.context import BuildContext
@@ -159,13 +161,29 @@ def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: di
     return todo
 
 
+def search_in(ctx: BuildContext) -> Callable[[Path], object] | None:
+    """What indexes a complete staged tree before it becomes the output (None with `search: false`)."""
+    if not ctx.config.search:
+        return None
+
+    def index(tree: Path) -> None:
+        from site_builder.write.search import index_site
+
+        warning = index_site(tree)
+        if warning is not None:
+            ctx.warnings.append(warning)
+
+    return index
+
+
 def update_search(ctx: BuildContext, changed: bool) -> None:
-    """The search index, made again when the output changed or has none (`search: false`: removed)."""
-    from site_builder.write.search import index_present, index_site, remove_index
+    """The search index, made again when the output changed (and was not indexed before it took the output's
+    place), has none, or has an interrupted one (`search: false`: removed)."""
+    from site_builder.write.search import index_present, index_site, interrupted, remove_index
 
     if not ctx.config.search:
         remove_index(ctx.output)
-    elif changed or not index_present(ctx.output):
+    elif changed or not index_present(ctx.output) or interrupted(ctx.output):
         warning = index_site(ctx.output)
         if warning is not None:
             ctx.warnings.append(warning)

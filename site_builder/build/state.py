@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from site_builder.assemble.memo import AssembleMemo
 from site_builder.errors import SiteWarning
 from site_builder.models import Post, Rendered
+from site_builder.util.files import remove_stale
 from site_builder.util.signed import Later, Outdated, Signer, Unsigned
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class BuildState:
     @classmethod
     def open(cls, path: Path, warnings: list[SiteWarning]) -> BuildState:
         """The state a previous build saved at `path`, or an empty one (with a warning when the file was unusable)."""
+        remove_stale(path)  # what a build killed while saving it left
         try:
             data, later = Signer.for_user().load(path)
         except (FileNotFoundError, Outdated):  # none, or another version's: built from scratch without a word

@@ -1,8 +1,13 @@
-"""Writing files so that a reader never sees half of one: the one atomic-write helper."""
+"""Writing files so that a reader never sees half of one: the one atomic-write helper, the swap of two folders, the
+removal of trees (in the background) and of what a killed process left half written."""
 
 from __future__ import annotations
 
+import errno
+import glob
 import os
+import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +46,107 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Replace `path` with `data` in one step (see `atomic_file`)."""
     with atomic_file(path) as fh:
         fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def remove_stale(path: str | os.PathLike[str]) -> None:
+    """Remove the files `atomic_file` left beside `path` for processes that are gone (killed while writing)."""
+    target = Path(path)
+    for tmp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = tmp.name[len(target.name) + 2 : -len(".tmp")]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` runs (True when that cannot be known)."""
+    if os.name == "nt" or pid <= 0:  # on Windows os.kill(pid, 0) would end the process
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: it runs
+        return True
+    return True
+
+
+def exchange(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> None:
+    """Swap two folders (or files) in one step, so that `b` is at every instant either the old one or the new one:
+    Linux's renameat2(RENAME_EXCHANGE). Where that cannot be done, `b` is renamed aside (`.b.old-PID`), `a` to `b`,
+    and the old `b` to `a`: for that instant `b` does not exist."""
+    if _rename_exchange(os.fsencode(a), os.fsencode(b)):
+        return
+    head, name = os.path.split(os.fsdecode(b))
+    aside = os.path.join(head, f".{name}.old-{os.getpid()}")
+    os.rename(b, aside)
+    os.rename(a, b)
+    os.rename(aside, a)
+
+
+def _rename_exchange(a: bytes, b: bytes) -> bool:
+    """renameat2(a, b, RENAME_EXCHANGE); False where the system or the file system does not have it."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library before glibc 2.28
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, a, at_fdcwd, b, rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # not on this kernel or file system
+        return False
+    raise OSError(code, os.strerror(code), os.fsdecode(b))
+
+
+def unlink_and_prune(root: str | os.PathLike[str], rel: str) -> None:
+    """Remove the file `rel` under `root` and the folders that leaves empty."""
+    path = os.path.join(root, rel)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    prune(root, os.path.dirname(path))
+
+
+def prune(root: str | os.PathLike[str], folder: str) -> None:
+    """Remove `folder` and its parents up to `root` while they are empty."""
+    while folder != os.fspath(root):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break
+        folder = os.path.dirname(folder)
+
+
+def unlink_if_there(path: str) -> None:
+    """Remove the file `path`, if there is one."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def remove_later(path: str | os.PathLike[str]) -> None:
+    """Delete a tree (a replaced output) without making the user wait for it: in a process of its own, detached."""
+    if hasattr(os, "fork"):
+        pid = os.fork()
+        if pid == 0:  # child: detach, delete, exit without running the parent's cleanup
+            try:
+                os.setsid()
+                if os.fork() == 0:
+                    shutil.rmtree(path, ignore_errors=True)
+                os._exit(0)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        return
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:

@@ -1,9 +1,14 @@
-"""The output folder: files staged beside it, then moved in (or the whole folder swapped) when the build succeeded;
-files left for later (`keep`) written after, each in one step."""
+"""The output folder: files staged beside it, then the whole folder swapped in one step when the build succeeded (the
+dev server's moves files in); files left for later (`keep`) written after, each in one step.
+
+The tree a swap replaces is kept beside the output as the next build's spare (`.output.spare`, with a note of where
+it differs from the output): that build stages into it, so that it writes only what changes and makes no folders."""
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,9 +16,20 @@ from pathlib import Path
 
 from site_builder.config import CONFIG_NAME
 from site_builder.errors import SiteError
-from site_builder.util.files import atomic_write, write_new
+from site_builder.util.files import (
+    atomic_write,
+    exchange,
+    pid_alive,
+    prune,
+    remove_later,
+    unlink_and_prune,
+    unlink_if_there,
+    write_new,
+)
 
 MARKER = ".site-builder"
+NOTE = ".gitignore"  # in a spare tree: what it is, that git is to leave it out, where it differs from the output
+_NOTE_HEAD = "# site-builder: the output before the last build, kept to stage the next one in (git: ignore it)\n*\n"
 
 
 def check_output_dir(root: Path, output: Path) -> None:
@@ -31,11 +47,14 @@ def check_output_dir(root: Path, output: Path) -> None:
 
 
 class OutputWriter:
-    """Stages every new or changed file in a sibling directory; `commit` moves them into the output.
+    """Stages every new or changed file in a sibling directory; `commit` makes them the output.
 
-    Nothing in the output changes until `commit`, so a failed build leaves it as it was. When the output
-    still holds what the previous build wrote (its marker matches), only changed files are staged and moved
-    and files no longer produced are removed; otherwise the staged tree replaces the output in one rename.
+    Nothing in the output changes until `commit`, and then in one step (the staged tree swapped with the output),
+    so a failed or killed build leaves it as it was. When the output still holds what the previous build wrote (its
+    marker matches), only changed files are written, into the spare tree made the same as the output first (its
+    files hard links to the output's); without a spare, the output's other files are hard-linked into a new staged
+    tree at `commit`. A writer of the dev server (`trust_output`) moves the staged files into the output instead,
+    one by one (`commit_early` first): its output is its own.
     """
 
     def __init__(
@@ -45,9 +64,9 @@ class OutputWriter:
         previous build wrote is known to be there without looking."""
         self.output = output.resolve()
         self.staging = self.output.parent / f".{self.output.name}.tmp-{os.getpid()}"
+        _clear_stale(self.output)
         if self.staging.exists():
             shutil.rmtree(self.staging)
-        self.staging.mkdir(parents=True)
         self.build_id = build_id
         self.incremental = bool(previous) and _marker(self.output) == previous_id
         self.previous = previous if self.incremental else {}
@@ -61,6 +80,13 @@ class OutputWriter:
         self._dirs: set[str] = set()
         self._made: set[str] = set()
         self.static: set[str] = set()
+        self._touched: set[str] = set()  # paths `needs` said to write
+        self.reused = self.incremental and not trust_output and self._take_spare()  # staging into the spare tree
+        self.completed = False  # commit gave `complete` the staged tree
+        if not self.reused:
+            if trust_output:  # the output changes in place: a spare would no longer match it
+                self._discard(_spare(self.output))
+            self.staging.mkdir(parents=True)
 
     def needs(self, rel: str, key: str) -> bool:
         """Record that this build produces `rel`; True when it must be (re)written."""
@@ -68,6 +94,7 @@ class OutputWriter:
         if previous == key and (self.trust_output or os.path.exists(os.path.join(self.output, rel))):
             return False
         self.staged.append(rel)
+        self._touched.add(rel)
         return True
 
     def _staged(self, rel: str) -> str:
@@ -84,12 +111,19 @@ class OutputWriter:
             self._dirs.add(parent)
         return path
 
+    def _target(self, rel: str) -> str:
+        """Where to write `rel`: its staged path, free (in the spare tree it may be a link to the output's file)."""
+        path = self._staged(rel)
+        if self.reused:
+            unlink_if_there(path)
+        return path
+
     def write(self, rel: str, data: str | bytes) -> None:
-        write_new(self._staged(rel), data.encode("utf-8") if isinstance(data, str) else data)
+        write_new(self._target(rel), data.encode("utf-8") if isinstance(data, str) else data)
 
     def copy_file(self, rel: str, src: Path) -> None:
         """Stage a copy of a file that is already on disk (an image or its variant)."""
-        shutil.copyfile(src, self._staged(rel))
+        shutil.copyfile(src, self._target(rel))
 
     def put(self, rel: str, key: str, produce: Callable[[], str | bytes]) -> None:
         """Write `produce()` to `rel` unless the previous build wrote the same key there."""
@@ -130,29 +164,98 @@ class OutputWriter:
                 if self.needs(rel, f"file:{path}:{st.st_size}:{st.st_mtime_ns}"):
                     self.write(rel, path.read_bytes())
 
-    def commit(self) -> int:
-        """Make the staged files the output; returns how many files changed."""
-        marker = os.path.join(self.staging, MARKER)
+    def commit(self, complete: Callable[[Path], object] | None = None) -> int:
+        """Make the staged files the output; returns how many files changed. `complete` is given the staged tree
+        when it is the whole new output, before it takes the output's place (the search index is made there, so it
+        changes with the pages in one step); `self.completed` says whether it was."""
+        marker = self._target(MARKER)
         write_new(
             marker, f"{self.build_id}\nbuilt by site-builder; this directory is replaced on every build\n".encode()
         )
-        if not self.incremental:
-            old = self.output.parent / f".{self.output.name}.old-{os.getpid()}"
-            if self.output.exists():
-                os.rename(self.output, old)
-            os.rename(self.staging, self.output)
-            if old.exists():
-                _remove_later(old)
-            self.changed = list(self.staged)
-            return len(self.staged)
-        self._move(self.staged)
         removed = sorted(self.previous.keys() - self.keys.keys())
-        for rel in removed:
-            _unlink_and_prune(self.output, rel)
-        self.changed = self.early + self.staged + removed
-        os.replace(marker, os.path.join(self.output, MARKER))
-        shutil.rmtree(self.staging, ignore_errors=True)
+        if self.incremental and (self.trust_output or not (self.reused or self._link_output(removed))):
+            self._discard(_spare(self.output))  # the output changes in place: a spare would no longer match it
+            self._move(self.staged)
+            for rel in removed:
+                unlink_and_prune(self.output, rel)
+            self.changed = self.early + self.staged + removed
+            os.replace(marker, os.path.join(self.output, MARKER))
+            shutil.rmtree(self.staging, ignore_errors=True)
+            return len(self.changed)
+        if self.reused:
+            for rel in removed:
+                unlink_and_prune(self.staging, rel)
+        if complete is not None and (self.staged or removed or not self.incremental):
+            complete(self.staging)
+            self.completed = True
+        self._swap({*self.staged, *removed, MARKER} if self.incremental else None)
+        self.changed = self.staged + removed
         return len(self.changed)
+
+    def _swap(self, differs: set[str] | None) -> None:
+        """Put the staged tree in the output's place in one step. The tree it replaces is kept as the next build's
+        spare when `differs` says where the two differ; else it is removed, and so is the spare (of an output gone)."""
+        if self.output.exists():
+            identity = _identity(self.staging)  # the output's, from the swap on
+            exchange(self.staging, self.output)  # the staging path now holds the previous output
+            if differs is None or not _keep_spare(self.staging, _spare(self.output), identity, differs):
+                self._discard(self.staging)
+        else:
+            os.rename(self.staging, self.output)
+        if differs is None:
+            self._discard(_spare(self.output))
+
+    def _link_output(self, removed: list[str]) -> bool:
+        """Hard-link into the staged tree every file of the output this build leaves as it is (all but those it
+        writes or removes): the staged tree is then the whole new output. False where the file system cannot."""
+        skip = {*self.staged, *removed, MARKER}
+        for folder, _dirs, files in os.walk(self.output):
+            base = os.path.relpath(folder, self.output)
+            for name in files:
+                rel = name if base == "." else os.path.join(base, name)
+                if rel not in skip:
+                    try:
+                        os.link(os.path.join(folder, name), self._staged(rel))
+                    except (FileNotFoundError, FileExistsError):  # gone since; staged under another spelling
+                        continue
+                    except OSError:
+                        return False
+        return True
+
+    def _take_spare(self) -> bool:
+        """Stage into the spare tree (the output before the last build, which that build kept), made the same as the
+        output first where its note says they differ: then only what this build changes is written. False when
+        there is none, or none that is the spare of this output (it is removed)."""
+        try:
+            os.rename(_spare(self.output), self.staging)  # this build's alone from now on
+        except OSError:
+            return False
+        try:
+            differs = _read_note(self.staging, self.output)
+            if differs is not None:
+                for rel in differs:
+                    path = self._staged(rel)
+                    unlink_if_there(path)
+                    try:
+                        os.link(os.path.join(self.output, rel), path)
+                    except FileNotFoundError:  # not in the output
+                        prune(self.staging, os.path.dirname(path))
+                return True
+        except OSError:
+            pass
+        finally:
+            self._dirs.clear()  # some may be gone
+        self._discard(self.staging)
+        return False
+
+    def _discard(self, path: Path) -> None:
+        """Remove a tree in the background, renamed at once (so that its name is free); nothing when there is none."""
+        aside = self.output.parent / f".{self.output.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            os.rename(path, aside)
+        except OSError:
+            return
+        remove_later(aside)
 
     def commit_early(self) -> list[str]:
         """Move the files staged so far into the output now, before the rest of the build is written; returns them.
@@ -179,6 +282,14 @@ class OutputWriter:
             os.replace(os.path.join(self.staging, rel), target)
 
     def abort(self) -> None:
+        """Remove what this build staged; the spare tree, when it staged there, is kept with a note of what it wrote."""
+        if self.reused:
+            differs = {*self._touched, *(self.previous.keys() - self.keys.keys()), MARKER}
+            try:
+                if _keep_spare(self.staging, _spare(self.output), _identity(self.output), differs):
+                    return
+            except OSError:
+                pass
         shutil.rmtree(self.staging, ignore_errors=True)
 
 
@@ -226,33 +337,62 @@ def _marker(output: Path) -> str:
         return ""
 
 
-def _unlink_and_prune(root: Path, rel: str) -> None:
-    path = os.path.join(root, rel)
+def _spare(output: Path) -> Path:
+    return output.parent / f".{output.name}.spare"
+
+
+def _identity(output: Path) -> str:
+    """What tells the output tree from any other, and from itself once something beside the builds has added,
+    removed or replaced a file or folder at its top (the search index): its folder, when that changed, its marker
+    file (OSError when either is missing)."""
+    folder, marker = os.stat(output), os.stat(output / MARKER)
+    return f"{folder.st_dev} {folder.st_ino} {folder.st_mtime_ns} {marker.st_ino}"
+
+
+def _keep_spare(tree: Path, spare: Path, identity: str, differs: set[str]) -> bool:
+    """Keep `tree` as the spare of the output `identity` names, with a note of the paths where they differ; False
+    when it cannot be (it is then to be removed)."""
+    if any("\n" in rel or "\r" in rel for rel in differs):
+        return False
+    note = os.path.join(tree, NOTE)
     try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-    parent = os.path.dirname(path)
-    while parent != str(root):
-        try:
-            os.rmdir(parent)
-        except OSError:
-            break
-        parent = os.path.dirname(parent)
+        unlink_if_there(note)  # the old output's own, were there one: a link to the new output's
+        write_new(note, (_NOTE_HEAD + f"# of {identity}\n" + "".join(f"# {r}\n" for r in sorted(differs))).encode())
+        os.rename(tree, spare)  # not over another build's
+    except OSError:
+        return False
+    return True
 
 
-def _remove_later(path: Path) -> None:
-    """Delete a replaced output tree without making the user wait for it."""
-    if hasattr(os, "fork"):
-        pid = os.fork()
-        if pid == 0:  # child: detach, delete, exit without running the parent's cleanup
-            try:
-                os.setsid()
-                if os.fork() == 0:
-                    shutil.rmtree(path, ignore_errors=True)
-                os._exit(0)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
+def _read_note(tree: Path, output: Path) -> list[str] | None:
+    """The paths where `tree` differs from `output`, from its note (then removed); None when it is not the spare
+    of this output as it is now."""
+    note = tree / NOTE
+    try:
+        lines = note.read_bytes().decode("utf-8").split("\n")
+        note.unlink()
+        identity = _identity(output)
+    except (OSError, UnicodeDecodeError):
+        return None
+    differs = [line[2:] for line in lines[3:] if line.startswith("# ")]
+    if (
+        len(lines) < 3
+        or lines[2] != f"# of {identity}"
+        or any(os.path.isabs(r) or ".." in Path(r).parts for r in differs)
+    ):
+        return None
+    return differs
+
+
+def _clear_stale(output: Path) -> None:
+    """Remove what builds killed before they finished left beside `output`: their staging folders, the output trees
+    they replaced (each named after the build's process)."""
+    pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:tmp|old)-(\d+)(?:-[0-9a-f]+)?")
+    try:
+        names = os.listdir(output.parent)
+    except OSError:
         return
-    shutil.rmtree(path, ignore_errors=True)
+    for name in names:
+        found = pattern.fullmatch(name)
+        if found and int(found[1]) != os.getpid() and not pid_alive(int(found[1])):
+            remove_later(output.parent / name)

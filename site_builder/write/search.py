@@ -1,8 +1,9 @@
 """The search index: Pagefind over the built pages, its extended build (Chinese and Japanese words segmented).
 
 Pagefind reads the pages as a browser would and indexes what a page marks with `data-pagefind-body` (a post's
-text); each language (`<html lang>`) gets an index of its own. The index is written beside the output and then
-put in place of the old one (`output/pagefind/`), so a build stopped while indexing leaves the old index whole.
+text); each language (`<html lang>`) gets an index of its own. A build indexes its complete staged tree before it
+takes the output's place (the pages and their index change in one step); where the output is updated in place,
+the index is written beside the output and then put in place of the old one (`output/pagefind/`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] 
     binary = pagefind()
     if binary is None:
         return SiteWarning("search index not built: Pagefind is not installed (pip install 'pagefind[extended]')")
-    new, old = output / f".{SEARCH_DIR}-new", output / f".{SEARCH_DIR}-old"
+    new, old = _new(output), output.parent / f".{output.name}.{SEARCH_DIR}-old"
     for leftover in (new, old):
         shutil.rmtree(leftover, ignore_errors=True)
     command = [binary, "--site", str(output), "--output-path", str(new), "--silent"]
@@ -68,6 +69,16 @@ def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] 
     os.rename(new, current)
     shutil.rmtree(old, ignore_errors=True)
     return None
+
+
+def _new(output: Path) -> Path:
+    """Where Pagefind writes: beside the output, not in it (a stopped run leaves nothing in the site)."""
+    return output.parent / f".{output.name}.{SEARCH_DIR}-new"
+
+
+def interrupted(output: Path) -> bool:
+    """An index run was stopped before it was put in place: the index may be older than the pages."""
+    return _new(output).exists()
 
 
 def remove_index(output: Path) -> None:
