@@ -329,7 +329,7 @@ def test_an_image_linked_to_a_file_outside_the_site_is_never_published(site, out
     secret = (outside / "secret.png").read_bytes()
     for rel in tree(site / "output"):
         data = (site / "output" / rel).read_bytes()
-        assert data != secret and b"root:" not in data and not rel.startswith("blog/2024/pics/leak"), rel
+        assert data != secret and b"root:x:0:0" not in data and not rel.startswith("blog/2024/pics/leak"), rel
 
 
 def test_an_image_in_a_folder_linked_outside_the_site_is_never_published(site, outside):
