@@ -94,9 +94,11 @@ def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) 
     ctx.timings.lap("assemble")
     jobs = feed_jobs(ctx.config, model, ctx.site_key)
     if not writer.incremental:  # a new output: the whole site, as `build` writes it
-        written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
+        written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered), index=False)
         return finish_build(ctx, writer, site, written)
-    written = commit_or_abort(ctx, writer, lambda: _write_in_place(ctx, writer, model, site, jobs, on_update))
+    written = commit_or_abort(
+        ctx, writer, lambda: _write_in_place(ctx, writer, model, site, jobs, on_update), index=False
+    )
     result = finish_build(ctx, writer, site, written)
     result.finish = lambda cancelled: _write_feeds_late(ctx, jobs, cancelled)
     return result

@@ -108,13 +108,16 @@ def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
     )  # fmt: skip
 
 
-def commit_or_abort(ctx: BuildContext, writer: OutputWriter, write: Callable[[], Written]) -> Written:
-    """Run the write stage and move its files into the output; on any error remove what it staged."""
+def commit_or_abort(
+    ctx: BuildContext, writer: OutputWriter, write: Callable[[], Written], index: bool = True
+) -> Written:
+    """Run the write stage and move its files into the output; on any error remove what it staged. `index`: make
+    the search index in the staged tree (serve indexes on its own, after the saves stop: `server.search`)."""
     try:
         written = write()
         if ctx.strict and ctx.warnings:
             raise StrictFailure(ctx.warnings)
-        written.files_changed = writer.commit(search_in(ctx))
+        written.files_changed = writer.commit(search_in(ctx) if index else None)
     except BaseException:
         writer.abort()
         if writer.early:  # already in the output: the next build must write (or remove) them again
