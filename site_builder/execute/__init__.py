@@ -40,7 +40,7 @@ def run_posts(
         else:
             todo.append(job)
     if not todo:
-        return _warn(runs, options, executing)
+        return _finish(runs, options, executing)
     reasons = store.reasons(todo, options.rerun)
 
     def done(job: Job, run: PostRun) -> None:
@@ -53,11 +53,12 @@ def run_posts(
         run_all(todo, options, progress, done)
     finally:
         progress.close()
-    return _warn(runs, options, executing)
+    return _finish(runs, options, executing)
 
 
-def _warn(runs: dict[str, PostRun], options: ExecOptions, posts: list[ParsedPost]) -> dict[str, PostRun]:
-    """Give each run its notebook's cell map; print what the runs could not do as asked (`warning: file:line: ...`)."""
+def _finish(runs: dict[str, PostRun], options: ExecOptions, posts: list[ParsedPost]) -> dict[str, PostRun]:
+    """The runs as callers get them: each with its post's cell map (a notebook's; never stored with the run), and
+    what they could not do as asked printed (`warning: file:line: ...`)."""
     for parsed in posts:
         if parsed.post.rel in runs:
             runs[parsed.post.rel].cells = parsed.post.cells

@@ -170,7 +170,7 @@ def _task(job: Job, build: str, number: int) -> PostRun:
         tempfile.tempdir = saved
         _clear(here)
     if again:
-        line = job.blocks[0].line if job.blocks else 1
+        line = job.first_line
         run.warnings.append(f"{job.rel}:{line}: the Ray worker running the post died, and Ray ran the post again")
     return run
 

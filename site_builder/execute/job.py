@@ -28,6 +28,11 @@ class Job:
     env: dict[str, str] = field(default_factory=dict)  # site.yml's exec: env, with the builder's values
     site_root: str = ""  # kept out of the post's environment
 
+    @property
+    def first_line(self) -> int:
+        """The line of the post's first block: where a problem of the whole run is reported."""
+        return self.blocks[0].line if self.blocks else 1
+
 
 def make_job(parsed: ParsedPost, site: SiteExec | None = None) -> Job:
     post = parsed.post

@@ -91,7 +91,7 @@ def gib(n: float) -> str:
 def failed_run(job: Job, kind: str, message: str, key: str = "") -> PostRun:
     """A post that did not run to its end: every block not run, one post-level failure (at front matter `key`'s
     line, or the first block's)."""
-    line = job.lines.get(key) or (job.blocks[0].line if job.blocks else 1)
+    line = job.lines.get(key) or job.first_line
     blocks = [BlockResult(b.index, b.line, "not run") for b in job.blocks]
     return PostRun(job.rel, job.key, blocks, error_info(kind, message, line))
 

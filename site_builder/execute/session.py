@@ -70,7 +70,7 @@ def run_job(job: Job, children: Children | None = None) -> PostRun:
 
 
 def _network_warning(job: Job) -> str:
-    line = job.lines.get("exec.network") or job.lines.get("exec") or (job.blocks[0].line if job.blocks else 1)
+    line = job.lines.get("exec.network") or job.lines.get("exec") or job.first_line
     return (
         f"{job.rel}:{line}: exec: network: false, but network access could not be blocked here (it needs Linux "
         "network namespaces: root, or unprivileged user namespaces); the post ran with the network"
@@ -147,7 +147,7 @@ def _run_in(
     try:
         child = run_child([sys.executable, ".runner.py", ".job.json"], work, env, limits, log_path, children)
     except (OSError, subprocess.SubprocessError) as exc:
-        first_line = job.blocks[0].line if job.blocks else 1
+        first_line = job.first_line
         return {}, error_info("Crash", f"the Python process for the post could not be started: {exc}", first_line)
     results = _read_results(result_path)
     return results, _post_error(job, child, results, log_path)
@@ -180,7 +180,7 @@ def _read_tail(path: str) -> str:
 
 
 def _post_error(job: Job, child: ChildExit, results: dict[int, dict[str, Any]], log_path: str) -> ErrorInfo | None:
-    first_line = job.blocks[0].line if job.blocks else 1
+    first_line = job.first_line
     capped = _cap_error(job, child, first_line)
     if capped is not None:
         return capped
