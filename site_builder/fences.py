@@ -34,3 +34,8 @@ def env_line(env: MutableMapping[str, Any], tok: Token) -> int | None:
 def warn(state: StateCore, tok: Token, message: str) -> None:
     """A problem of this post alone: shown at its line, the site still builds (an error with --strict)."""
     state.env.setdefault("warnings", []).append(SiteWarning(message, state.env.get("rel"), env_line(state.env, tok)))
+
+
+def block_is_doctest(tok: Token, lang: str) -> bool:
+    """A ```pycon block, or a python block whose first line is a `>>> ` prompt: its examples are doctests."""
+    return lang == "pycon" or tok.content.lstrip().startswith(">>> ")

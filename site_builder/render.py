@@ -22,7 +22,7 @@ from pygments.util import ClassNotFound
 
 from site_builder.errors import SiteWarning
 from site_builder.fastlex import speed_up
-from site_builder.fences import fence_info
+from site_builder.fences import block_is_doctest, fence_info
 from site_builder.images import ImageError, clean_svg, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
@@ -338,10 +338,6 @@ def _printed(block: BlockResult, shows_stdout: bool) -> list[str]:
     if block.raised:
         parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
     return parts
-
-
-def block_is_doctest(tok: Token, lang: str) -> bool:
-    return lang == "pycon" or tok.content.lstrip().startswith(">>> ")
 
 
 def _count_text(tokens: list[Token]) -> tuple[int, int]:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.fences import EXEC_LANGS, fence_info, warn
+from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, warn
 
 
 class Directive(NamedTuple):
@@ -135,7 +135,7 @@ def _after_python(tokens: list[Token], i: int) -> bool:
     if j < 0 or tokens[j].type != "fence":
         return False
     lang = fence_info(tokens[j].info)[0]
-    return lang in EXEC_LANGS and lang != "pycon" and not tokens[j].content.lstrip().startswith(">>> ")
+    return lang in EXEC_LANGS and not block_is_doctest(tokens[j], lang)
 
 
 def _only_comments(tok: Token) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -77,9 +78,9 @@ class BuildContext:
     def content_dir(self) -> Path:
         return self.root / "content"
 
-    @property
+    @functools.cached_property
     def math_macros(self) -> tuple[tuple[str, str], ...]:
-        """site.yml's `math_macros`, as the parse stage passes them on."""
+        """site.yml's `math_macros`, as the parse stage passes them on (asked for once per post)."""
         return tuple(sorted(self.config.math_macros.items()))
 
     @classmethod

@@ -79,7 +79,7 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         site = read_posts(ctx, exec_options)  # stages 1-4: load, parse, execute, render
         ctx.warnings += site.warnings()
         ctx.timings.lap("load+render")
-        fingerprint, found = site_print(ctx, site), len(ctx.warnings)
+        fingerprint, found = ("" if ctx.warm else site_print(ctx, site)), len(ctx.warnings)  # serve: never idle
         if nothing_to_do(ctx, fingerprint):
             return unchanged_build(ctx, site)
         model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)

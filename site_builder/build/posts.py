@@ -68,9 +68,8 @@ class SitePosts:
 def fragment_key(post: Post, macros: tuple[tuple[str, str], ...] = ()) -> str:
     """A fragment depends on the Markdown, (through local images) on where the post is and is published, and on
     site.yml's `math_macros`."""
-    if macros:
-        return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink, repr(macros))
-    return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink)
+    extra = (repr(macros),) if macros else ()  # no macros: the key fragments had before there were any
+    return content_key(RENDER_VERSION, post.body, str(post.source.parent), post.permalink, *extra)
 
 
 def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = None) -> SitePosts:

@@ -163,10 +163,8 @@ class BuildState:
         for fragment in fragments:
             fragment.html = ""
         try:
-            data = {"format": CACHE_FORMAT, "fragments": self.fragments, "pages": self.pages, "output": self.output,
-                    "posts": self.posts, "build_id": self.build_id, "loading_key": self.loading_key,
-                    "site_print": self.site_print, "site_warnings": self.site_warnings,
-                    "html_sizes": [len(b) for b in encoded]}  # fmt: skip
+            saved = {name: getattr(self, name) for name in _SAVED if name != "html_sizes"}
+            data = {"format": CACHE_FORMAT, **saved, "html_sizes": [len(b) for b in encoded]}
             Signer.for_user().dump(self.path, data, b"".join(encoded))
         finally:
             for fragment, text in zip(fragments, html, strict=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from site_builder.fences import EXEC_LANGS, fence_info
+from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info
 
 if TYPE_CHECKING:
     from site_builder.models import ParsedPost
@@ -47,7 +47,7 @@ def code_blocks(parsed: ParsedPost) -> list[CodeBlock]:
                 previous.expected, previous.expected_line = tok.content, line
             previous = None
         elif lang in EXEC_LANGS:
-            kind = "doctest" if lang == "pycon" or tok.content.lstrip().startswith(">>> ") else "exec"
+            kind = "doctest" if block_is_doctest(tok, lang) else "exec"
             previous = CodeBlock(len(blocks), line, kind, tok.content, options)
             blocks.append(previous)
         else:
