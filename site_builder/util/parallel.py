@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -20,6 +21,10 @@ def worker_count(items: int, min_per_worker: int = 40) -> int:
 
 
 def _run(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any) -> None:
+    # A worker stopped by its parent (terminate, at exit) dies at once: the handler serve installs, inherited with
+    # the fork, would turn SIGTERM into an exception whose report could block on a full pipe nobody reads.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
     try:
         conn.send(("ok", fn(*args)))
     except SiteError as exc:
