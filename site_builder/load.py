@@ -127,12 +127,21 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     )
 
 
+def tag_is_path(tag: str) -> bool:
+    """A tag spelled as a path (`..`, `../etc`, `/x`): refused, a name cannot be one; `CI/CD` is a name."""
+    return ".." in tag.replace("\\", "/").split("/") or tag.startswith(("/", "\\"))
+
+
 def _tags(front: FrontMatter, rel: str) -> list[str]:
     tags = front.meta.get("tags") or []
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
     if not isinstance(tags, list):
         raise SiteError("'tags' must be a list", rel, front.line("tags"))
+    for tag in map(str, tags):
+        if tag_is_path(tag):
+            message = f"tag {tag!r} is a path, not a name (a tag's page is /blog/tag/NAME/; 'CI/CD' is fine)"
+            raise SiteError(message, rel, front.line("tags"))
     return [str(t) for t in tags]
 
 
@@ -152,7 +161,7 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
 def _permalink(cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str) -> str:
     meta = front.meta
     if meta.get("permalink"):
-        if has_scheme(str(meta["permalink"])):
+        if has_scheme(str(meta["permalink"])) or str(meta["permalink"]).strip().startswith(("//", "\\\\")):
             message = f"bad permalink {meta['permalink']!r}: a permalink is a path on this site, not an address"
             raise SiteError(message, rel, front.line("permalink"))
         permalink = normalise_permalink(str(meta["permalink"]))

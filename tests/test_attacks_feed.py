@@ -264,6 +264,20 @@ def test_entry_links_with_dot_segments_stay_inside_the_site(tmp_path: Path) -> N
     assert page(root, "/").select_one(".post-body") is None, "the home page is still the list of posts"
 
 
+def test_categories_spelled_as_paths_are_imported_as_names(tmp_path: Path) -> None:
+    """The build refuses a tag that is a path (`../../etc`); the importer keeps its words, so the import builds."""
+    root = make_site(tmp_path / "site")
+    feed = atom([("cats", "Cats", "x")])
+    terms = ["../../etc", "..", "/root", "CI/CD"]
+    feed = feed.replace(
+        "<title>Cats</title>", "<title>Cats</title>" + "".join(f'<category term="{t}"/>' for t in terms)
+    )
+    import_and_build(root, feed)
+    tags = {p.parent.name for p in (root / "output/blog/tag").glob("*/index.html")}
+    assert {"etc", "root", "cicd"} <= tags
+    assert all((root / "output/blog/tag" / t).resolve().is_relative_to(root / "output") for t in tags)
+
+
 # --- item 9: site.yml ---------------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ import feedparser  # type: ignore[import-untyped]
 from bs4 import BeautifulSoup
 
 from site_builder.errors import SiteError
+from site_builder.load import tag_is_path
 
 _XML_NS = "http://www.w3.org/XML/1998/namespace"
 _ATOM = "http://www.w3.org/2005/Atom"
@@ -280,7 +281,7 @@ def _entry(e: Any, i: int, scan: Any, feed_link: str, wxr: bool) -> Entry:
         id=e.get("id") or None,
         published=_parse_date(e.get("published"), e.get("published_parsed")),
         updated=_updated(e, wxr),
-        tags=[t.get("term") or t.get("label") for t in e.get("tags", []) if (t.get("term") or t.get("label"))],
+        tags=_tag_names(e.get("tags", [])),
         html=content_html or summary_html,
         summary_html=summary_html,
         summary_only=not content_html and bool(summary_html.strip()),
@@ -290,3 +291,11 @@ def _entry(e: Any, i: int, scan: Any, feed_link: str, wxr: bool) -> Entry:
         slug_hint=e.get("wp_post_name", "") if wxr else "",
         zero_date=e.get("published") if _zero_date(e.get("published")) else None,
     )
+
+
+def _tag_names(terms: list[Any]) -> list[str]:
+    """The entry's categories as tags; one spelled as a path (`../../etc`, which the build refuses) keeps its words
+    (`etc`), and one of nothing but dots and slashes is dropped."""
+    names = [str(t.get("term") or t.get("label") or "").strip() for t in terms]
+    kept = ["/".join(p for p in re.split(r"[/\\]", n) if p not in ("", "..")) if tag_is_path(n) else n for n in names]
+    return [n for n in kept if n]
