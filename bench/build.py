@@ -98,11 +98,13 @@ $$
 """
 
 
-def make_site(root: Path, n: int, feed_limit: int | None = None) -> None:
+def make_site(root: Path, n: int, feed_limit: int | None = None, search: bool = False) -> None:
+    """`n` posts; search off unless asked for (Pagefind's indexing is measured on its own: bench/scale.py)."""
     rng = random.Random(n)
     posts = root / "content" / "posts"
     posts.mkdir(parents=True)
     extra = f"feed_limit: {feed_limit}\n" if feed_limit is not None else ""
+    extra += "" if search else "search: false\n"
     (root / "site.yml").write_text("title: Bench\nurl: https://bench.example\nposts_per_page: 10\n" + extra)
     for i in range(n):
         (posts / f"post-{i:05d}.md").write_text(post_text(i, rng))
@@ -182,6 +184,12 @@ def main(sizes: list[int], colds: int, feed_limit: int | None = None) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--scale" in args:  # the scale table beside Hugo: bench/scale.py
+        import scale
+
+        sys.argv = [sys.argv[0], *(a for a in args if a != "--scale")]
+        scale.main()
+        raise SystemExit(0)
     colds = 3
     if "--cold-runs" in args:
         i = args.index("--cold-runs")

@@ -1,6 +1,6 @@
 """Scale: site_builder beside Hugo from 1,000 to 64,000 posts, cold and with nothing changed, in one run.
 
-Usage: python bench/scale.py [N ...] [--runs K] [--no-hugo]
+Usage: python bench/scale.py [N ...] [--runs K] [--no-hugo]   (or: python bench/build.py --scale ...)
 (default 1000 4000 16000 64000, 2 cold builds of each tool per size, the fastest shown)
 
 Each size is one generated site (bench/build.py's posts: ~2.5 KB of prose, a Python block, inline and display
@@ -9,6 +9,8 @@ math), written to tmpfs (/dev/shm) with its output there too, so the disk's mood
 kinds of pages (one per post, home pages of 10, tag pages, an RSS feed; Hugo does not render the math); its
 rebuild with nothing changed is a whole build, as Hugo has no incremental build from the command line. Peak RSS
 is the largest process of a build (os.wait4). The ratios come from this one run on this one machine.
+The main columns build without the search index (`search: false`: Hugo makes none); `+search` is one more cold
+build with Pagefind indexing the site (up to 16,000 posts), and `x` its ratio to the cold build without.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build import cpu_name, make_site
 
 ROOT = Path(__file__).resolve().parents[1]
+SEARCH_UP_TO = 16000  # sizes whose cold build is also timed with the search index (Pagefind) on
 HUGO_CONFIG = 'baseURL = "https://bench.example/"\ntitle = "Bench"\npaginate = 10\n[taxonomies]\ntag = "tags"\n'
 HUGO_LAYOUTS = {
     "_default/baseof.html": "<!doctype html><html><head><title>{{ .Title }}</title></head>"
@@ -95,6 +98,15 @@ def measure(n: int, runs: int, with_hugo: bool) -> list[str]:
         best = min(cold, key=lambda t: t.seconds)
         row = [f"{n:>6}", f"{best.seconds:>8.2f}", f"{best.seconds / n * 1000:>7.3f}", f"{warm.seconds:>7.2f}"]
         row.append(f"{max(t.peak_mib for t in [*cold, warm]):>8.0f}")
+        if n <= SEARCH_UP_TO:  # the same cold build with the Pagefind index (issue 14: at most 1.25x)
+            settings = site / "site.yml"
+            settings.write_text(settings.read_text().replace("search: false\n", ""))
+            shutil.rmtree(site / ".cache", ignore_errors=True)
+            shutil.rmtree(base / "out", ignore_errors=True)
+            searched = ours(site, base / "out")
+            row += [f"{searched.seconds:>8.2f}", f"{searched.seconds / best.seconds:>6.2f}"]
+        else:
+            row += [f"{'-':>8}", f"{'-':>6}"]
         if with_hugo:
             hugo = hugo_site(site)
             hugo_runs = []
@@ -124,7 +136,7 @@ def main() -> None:
     hugo_version = subprocess.run(["hugo", "version"], capture_output=True, text=True).stdout.split()[1:2]
     print(f"machine: {cpu_name()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}, output on tmpfs")
     print(f"hugo: {hugo_version[0] if with_hugo and hugo_version else 'not installed (apt-get install hugo)'}")
-    head = f"{'posts':>6} {'cold s':>8} {'ms/post':>7} {'noop s':>7} {'peak MiB':>8}"
+    head = f"{'posts':>6} {'cold s':>8} {'ms/post':>7} {'noop s':>7} {'peak MiB':>8} {'+search':>8} {'x':>6}"
     if with_hugo:
         head += f" {'hugo s':>8} {'ratio':>6} {'noop/h':>6} {'hugo MiB':>8}"
     print(head)

@@ -4,6 +4,8 @@ Usage: python bench/serve.py [N]   (default 4000 synthetic posts, the same gener
 - start: seconds from launching `serve` to "serving" (its first build), next to a cold `build` of the same site;
 - post edit: a post's text is changed on disk; the time until the open page (reloaded by the server) has
   the new text in its DOM, from the browser's own clock (navigation timing), median and max of 20 edits;
+- new post / date change: a new newest post is saved, or a post's date made the newest; the time until the open
+  home page shows it first (every home page's list shifts by one), 5 of each;
 - CSS edit: the stylesheet is changed; the time until the page's computed style changes (no reload), 20 edits.
 A post edit's time is split into: until the browser starts the reload (watcher, debounce, the build up to the
 edited page, the event), and the reload itself (navigation start to DOMContentLoaded); the server's own log gives
@@ -86,6 +88,36 @@ def wait(fn, timeout=10.0):
     raise TimeoutError
 
 
+def first_card(driver) -> str:
+    return driver.execute_script("const h = document.querySelector('.card h2, .card h3'); return h ? h.innerText : ''")
+
+
+def new_posts_and_dates(root: Path, url: str, driver) -> tuple[list[float], list[float]]:
+    """Seconds from saving to the open home page showing it: 5 new posts (each the newest, so every home page's
+    list shifts by one), then 5 posts whose date is changed to the newest."""
+    posts = root / "content" / "posts"
+    driver.get(url)
+    time.sleep(0.5)
+    news, moved = [], []
+    for i in range(5):
+        title = f"Brand new post {i}"
+        t0 = time.time()
+        (posts / f"new-{i}.md").write_text(f"---\ntitle: {title}\ndate: 2031-01-0{i + 1}T10:00:00+00:00\n---\n\nNew.\n")
+        wait(lambda title=title: first_card(driver) == title, timeout=60)
+        news.append(time.time() - t0)
+        time.sleep(0.5)
+    for i in range(5):
+        post = posts / f"post-{100 + i:05d}.md"
+        text = post.read_text()
+        title = re.search(r'^title: "(.*)"$', text, re.M).group(1)  # type: ignore[union-attr]
+        t0 = time.time()
+        post.write_text(re.sub(r"^date: .*$", f"date: 2032-01-0{i + 1}T10:00:00+00:00", text, count=1, flags=re.M))
+        wait(lambda title=title: first_card(driver) == title, timeout=60)
+        moved.append(time.time() - t0)
+        time.sleep(0.5)
+    return news, moved
+
+
 def main(n: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-serve-"))
     try:
@@ -138,6 +170,9 @@ def main(n: int) -> None:
                     f"  server: {len(builds)} rebuilds, in all {ms(total)}"
                     + (f"; to the edited page in the output {ms(first)}" if first else "")
                 )
+            news, moved = new_posts_and_dates(root, url, driver)
+            print(f"new post -> its card on the open home page: {ms(news)} ({len(news)} posts)")
+            print(f"date changed to the newest -> the post first on the open home page: {ms(moved)} ({len(moved)})")
             css = css_dir / "site.css"
             base = css.read_text()
             swaps = []

@@ -14,14 +14,18 @@ from site_builder.errors import SiteWarning
 
 EXEC_LANGS = ("python", "py", "python3", "py3", "pycon")  # the fences an `execute: true` post runs
 _FENCE_OPTIONS = re.compile(r"\{([^}]*)\}")
+_OPTION = re.compile(r"""([^\s,=]+)(?:=("[^"]*"|'[^']*'|[^\s,]*))?""")  # name, name=value, name="a value"
+_LINE_SPAN = re.compile(r"(\d+)(?:-(\d+))?")
 
 
 def fence_info(info: str) -> tuple[str, dict[str, str]]:
-    """Split a fence's info string `python {skip raises=IndexError}` into (lang, options)."""
+    """Split a fence's info string `python {skip raises=IndexError}` into (lang, options); options are separated by
+    spaces or commas, a value may be quoted (`hl_lines="2 4-6" title='a file.py'`)."""
     options: dict[str, str] = {}
     for group in _FENCE_OPTIONS.findall(info):
-        for item in group.replace(",", " ").split():
-            key, _, value = item.partition("=")
+        for key, value in _OPTION.findall(group):
+            if value[:1] in ("'", '"'):
+                value = value[1:-1]
             options[key.lstrip(".")] = value
     lang = _FENCE_OPTIONS.sub(" ", info).strip().split()
     return (lang[0] if lang else ""), options
@@ -39,3 +43,23 @@ def warn(state: StateCore, tok: Token, message: str) -> None:
 def block_is_doctest(tok: Token, lang: str) -> bool:
     """A ```pycon block, or a python block whose first line is a `>>> ` prompt: its examples are doctests."""
     return lang == "pycon" or tok.content.lstrip().startswith(">>> ")
+
+
+def hl_lines(value: str, count: int) -> tuple[set[int], list[str]]:
+    """The lines (1-based) of `hl_lines="2 4-6"` in a block of `count` lines, and what is wrong with the rest."""
+    lines: set[int] = set()
+    bad: list[str] = []
+    for item in value.replace(",", " ").split():
+        m = _LINE_SPAN.fullmatch(item)
+        first, last = (int(m[1]), int(m[2] or m[1])) if m else (0, 0)
+        if not m:
+            bad.append(f"{item!r} is not a line number or a range such as 4-6")
+        elif first > last:
+            bad.append(f"{item!r} runs backwards (write {last}-{first})")
+        elif not 1 <= first <= last <= count:
+            bad.append(f"{item!r} is outside the block's lines 1-{count}")
+        else:
+            lines.update(range(first, last + 1))
+    if not value.strip():
+        bad.append('it names no line (write hl_lines="2 4-6")')
+    return lines, bad

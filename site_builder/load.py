@@ -26,6 +26,9 @@ from site_builder.util.hashing import bytes_digest
 __all__ = ["split_front_matter"]  # re-exported: importers read posts' front matter from here
 
 
+PAGE_DATE = datetime(1970, 1, 1, tzinfo=timezone.utc)  # an undated page's date (pages are in no dated list)
+
+
 @lru_cache(maxsize=4096)  # pages link every tag they show: a site has few tags and many links to them
 def slugify(text: str) -> str:
     """A URL slug that keeps CJK characters readable and drops punctuation."""
@@ -97,9 +100,11 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     title = meta.get("title")
     if title is None or not str(title).strip():
         raise SiteError("front matter has no 'title'", rel, front.line("title", 1))
-    if "date" not in meta or meta["date"] in (None, ""):
+    page = _relative(path, cfg.root / cfg.pages_dir) is not None
+    undated = "date" not in meta or meta["date"] in (None, "")
+    if undated and not page:
         raise SiteError("front matter has no 'date'", rel, front.line("date", 1))
-    dt = parse_date(front, "date", rel)
+    dt = PAGE_DATE if undated else parse_date(front, "date", rel)
     stem, lang = _language(path, cfg, front, rel)
     slug = str(meta.get("slug") or slugify(stem))
     return Post(
@@ -111,19 +116,20 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         tags=_tags(front, rel),
         lang=lang,
         slug=slug,
-        permalink=(permalink := _permalink(cfg, front, rel, dt, slug, lang)),
+        permalink=(permalink := _permalink(cfg, front, rel, dt, slug, lang, _page_pattern(path, cfg) if page else "")),
         id=str(meta.get("id") or cfg.absolute(permalink)),
         summary=str(meta.get("summary") or ""),
         body=front.body,
         body_line=front.body_line,
         meta=meta,
         digest=bytes_digest(data),
-        translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg)),
+        translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg, page)),
         lines=front.lines,
         warnings=front.warnings,
         draft=bool(meta.get("draft")),
         execute=meta.get("execute") is True,
         cells=cells,
+        page=page,
     )
 
 
@@ -158,7 +164,15 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
     return stem, str(declared or suffix_lang or cfg.language)
 
 
-def _permalink(cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str) -> str:
+def _page_pattern(path: Path, cfg: SiteConfig) -> str:
+    """A page's permalink pattern: its folder in the pages folder, then its slug (`pages/a/b.md` -> /a/b/)."""
+    folder = _relative(path.parent, cfg.root / cfg.pages_dir)
+    return "/" + "".join(f"{part}/" for part in (folder.parts if folder else ())) + ":slug/"
+
+
+def _permalink(
+    cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str, page_pattern: str = ""
+) -> str:
     meta = front.meta
     if meta.get("permalink"):
         if has_scheme(str(meta["permalink"])) or str(meta["permalink"]).strip().startswith(("//", "\\\\")):
@@ -166,7 +180,7 @@ def _permalink(cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug
             raise SiteError(message, rel, front.line("permalink"))
         permalink = normalise_permalink(str(meta["permalink"]))
     else:
-        pattern = cfg.permalink
+        pattern = page_pattern or cfg.permalink
         prefix = cfg.languages[lang].prefix if lang in cfg.languages else "/"
         if ":lang" not in pattern and prefix != "/":  # other languages live under their prefix: /zh/blog/...
             pattern = prefix + pattern.lstrip("/")
@@ -186,9 +200,9 @@ def split_lang_suffix(stem: str, cfg: SiteConfig) -> tuple[str, str | None]:
     return stem, None
 
 
-def _translation_key(path: Path, stem: str, cfg: SiteConfig) -> str:
+def _translation_key(path: Path, stem: str, cfg: SiteConfig, page: bool = False) -> str:
     """Files named alike but for the language suffix are translations of each other: key = their shared path."""
-    folder = _relative(path.parent, cfg.root / cfg.posts_dir)
+    folder = _relative(path.parent, cfg.root / (cfg.pages_dir if page else cfg.posts_dir))
     return ((folder if folder is not None else path.parent) / stem).as_posix()
 
 
@@ -213,7 +227,8 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def find_post_files(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[Path]:
-    """Every `*.md` and `*.ipynb` under the posts folder (not hidden, not `_draft`-style names), in path order."""
+    """Every `*.md` and `*.ipynb` under the posts and pages folders (not hidden, not `_draft`-style names), in path
+    order."""
     return [Path(p) for p in find_post_names(cfg, warnings)]
 
 
@@ -224,8 +239,8 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
     links and what is not a regular file (a FIFO would never end) are not read: a warning each in `warnings`."""
     found: list[str] = []
     site = os.path.realpath(cfg.root)
-    top = os.path.join(cfg.root, cfg.posts_dir)
-    folders = [top]
+    tops = [os.path.join(cfg.root, cfg.posts_dir), os.path.join(cfg.root, cfg.pages_dir)]
+    folders = tops[::-1]
     while folders:
         folder = folders.pop()
         try:
@@ -239,7 +254,7 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
                     elif kind and warnings is not None:
                         warnings.append(SiteWarning(kind, _rel(Path(entry.path), cfg.root)))
         except OSError as exc:
-            if warnings is not None and (folder != top or not isinstance(exc, FileNotFoundError)):  # none: no posts
+            if warnings is not None and (folder not in tops or not isinstance(exc, FileNotFoundError)):  # none: none
                 reason = (exc.strerror or str(exc)).lower()
                 warnings.append(SiteWarning(f"cannot read this folder ({reason})", _rel(Path(folder), cfg.root)))
     return sorted(found)
@@ -287,7 +302,11 @@ def is_post_path(path: Path, cfg: SiteConfig) -> bool:
     try:
         parts = path.relative_to(posts).parts
     except ValueError:
-        return False
+        try:
+            posts = cfg.root / cfg.pages_dir
+            parts = path.relative_to(posts).parts
+        except ValueError:
+            return False
     if not parts or any(d.startswith(".") for d in parts[:-1]) or os.path.isdir(path):
         return False
     if not _is_post_name(parts[-1]):
@@ -349,10 +368,11 @@ def select_posts(posts: list[Post], include: Include) -> Selection:
             chosen.future += not post.draft
             continue
         other = seen.get(post.permalink)
-        if other is not None:
-            line = post.lines.get("permalink", 1)
-            clash = SiteError(f"permalink {post.permalink} is also used by {other.rel}", post.rel, line)
-            errors.append(post.cells.error(clash) if post.cells is not None else clash)
+        if other is not None:  # blamed: the later file, unless only the other one asks for this permalink
+            blamed, first = (other, post) if "permalink" in other.lines.keys() - post.lines.keys() else (post, other)
+            line = blamed.lines.get("permalink", 1)
+            clash = SiteError(f"permalink {post.permalink} is also used by {first.rel}", blamed.rel, line)
+            errors.append(blamed.cells.error(clash) if blamed.cells is not None else clash)
             continue
         seen[post.permalink] = post
         chosen.posts.append(post)

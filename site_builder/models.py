@@ -39,6 +39,7 @@ class Post:
     warnings: list[SiteWarning] = field(default_factory=list)  # problems that do not stop the build
     draft: bool = False  # `draft: true`: not built
     execute: bool = False  # `execute: true`: its Python blocks run
+    page: bool = False  # from the pages folder (`about.md` -> /about/): in no list or feed, dated or not
     cells: CellMap | None = None  # a notebook's: the cell and line of each of its lines (notebook.py)
 
 
@@ -73,7 +74,7 @@ class Rendered:
     text_chars: int = 0  # characters of readable text, for reading time
     words: int = 0
     math_count: int = 0
-    toc: list[Any] = field(default_factory=list)
+    toc: list[Any] = field(default_factory=list)  # toc.TocEntry of each h2 and h3 of the text
     key: str = ""  # hash of the Markdown it was rendered from
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build

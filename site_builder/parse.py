@@ -17,7 +17,8 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from site_builder.fences import EXEC_LANGS, fence_info, warn
+from site_builder.admonitions import admonitions_plugin
+from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
@@ -176,11 +177,16 @@ def _unpaired_output(after: str | None) -> str:
     )
 
 
-FENCE_OPTIONS = {"skip": "shown, not run", "hide": "run, not shown", "raises": "must raise this exception"}
+FENCE_OPTIONS = {
+    "skip": "shown, not run",
+    "hide": "run, not shown",
+    "raises": "must raise this exception",
+    "linenos": "line numbers beside the code",
+    "hl_lines": 'lines marked: `hl_lines="2 4-6"`',
+    "title": "a name above the code: `title=file.py`",
+}
 # options other generators write (Hugo's highlight options, Pandoc classes): accepted quietly, not used
-_FOREIGN_FENCE_OPTIONS = frozenset(
-    ["linenos", "hl_lines", "linenostart", "anchorlinenos", "lineanchors", "style", "noclasses", "hl_inline"]
-)
+_FOREIGN_FENCE_OPTIONS = frozenset(["linenostart", "anchorlinenos", "lineanchors", "style", "noclasses", "hl_inline"])
 
 
 def _check_fence_options(state: StateCore) -> None:
@@ -195,6 +201,9 @@ def _check_fence_options(state: StateCore) -> None:
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(FENCE_OPTIONS)})"
             warn(state, tok, f"unknown code block option {name!r}, ignored{hint}")
+        if "hl_lines" in options:
+            for problem in hl_lines(options["hl_lines"], len(tok.content.splitlines()))[1]:
+                warn(state, tok, f"hl_lines: {problem}, not marked")
 
 
 @cache
@@ -217,6 +226,7 @@ def make_parser() -> MarkdownIt:
     )
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
+    md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)

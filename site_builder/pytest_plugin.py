@@ -1,41 +1,33 @@
 """pytest plugin: `pytest content/` collects each `execute: true` post, one test per code block.
 
 Test ids look like `content/posts/numpy-bug.md::line 42`. Posts run through the same engine as
-`site-builder check` (same isolation, same cache under the site's `.cache/exec/`).
+`site-builder check` (same isolation, same cache under the site's `.cache/exec/`), in parallel, in batches that
+start as soon as their posts are known (pytest_batch.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from site_builder.check import EXEC_CACHE
 from site_builder.config import load_config
 from site_builder.errors import SiteError
-from site_builder.execute import run_posts
 from site_builder.execute.blocks import CodeBlock, code_blocks
-from site_builder.execute.options import ExecOptions
 from site_builder.execute.report import failure_lines
 from site_builder.execute.results import Failure, PostRun
 from site_builder.execute.settings import exec_settings
 from site_builder.load import load_post
 from site_builder.parse import parse_post
+from site_builder.pytest_batch import Batch, Found, early_batches, site_root
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("site-builder")
     group.addoption("--rerun-posts", action="store_true", help="run executing posts even when cached results exist")
-
-
-def _site_root(path: Path) -> Path | None:
-    for parent in path.parents:
-        if (parent / "site.yml").exists():
-            return parent
-    return None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:
@@ -44,7 +36,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile |
     head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
     if not head.startswith("---") or not re.search(r"^execute\s*:", head, re.M):
         return None  # a quick look; PostFile.collect decides as `check` does (execute: True, yes, ... run too)
-    root = _site_root(file_path)
+    root = site_root(file_path)
     if root is None:
         return None
     return PostFile.from_parent(parent, path=file_path, site_root=root)
@@ -75,11 +67,52 @@ class PostFile(pytest.File):
             yield BlockItem.from_parent(self, name=f"line {block.line}", block=block)
 
     def run_once(self) -> PostRun:
+        """The post's run, from the batch running it (started with the session or when collection ended)."""
         if self._run is None:
-            options = ExecOptions(rerun=self.config.getoption("--rerun-posts"))
-            runs = run_posts([self.parsed], self.site_root / EXEC_CACHE, options, self.site_config.exec)
-            self._run = runs[self.post.rel]
+            batches = self.config.stash.setdefault(_BATCHES, {}).setdefault(self.site_root, [])
+            batch = next((b for b in batches if b.covers(self.post.rel)), None)
+            if batch is None:  # not among the session's items (run alone)
+                batch = Batch(self.site_root, self.config.getoption("--rerun-posts"), _collected([self]))
+                batches.append(batch)
+            self._run = batch.wait(self.post.rel)
         return self._run
+
+
+def _collected(files: list[PostFile]) -> Callable[[], Found]:
+    return lambda: ([f.parsed for f in files], files[0].site_config.exec)
+
+
+_BATCHES = pytest.StashKey[dict[Path, list[Batch]]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start running the posts under the paths given, unless tests are selected otherwise (-k, -m, --lf, ...)."""
+    option = session.config.option
+    if option.collectonly or option.keyword or option.markexpr or getattr(option, "deselect", None):
+        return
+    if getattr(option, "lf", False) or getattr(option, "failedfirst", False) or getattr(option, "newfirst", False):
+        return
+    base = session.config.invocation_params.dir
+    early = early_batches(list(session.config.args), base, session.config.getoption("--rerun-posts"))
+    session.config.stash[_BATCHES] = {root: [batch] for root, batch in early.items()}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Run the posts collected (and not deselected) that no batch runs yet, one batch per site."""
+    if session.config.option.collectonly:
+        return
+    by_site: dict[Path, dict[str, PostFile]] = {}
+    for item in session.items:
+        if isinstance(item, BlockItem):
+            by_site.setdefault(item.post_file.site_root, {})[item.post_file.post.rel] = item.post_file
+    rerun = session.config.getoption("--rerun-posts")
+    batches = session.config.stash.setdefault(_BATCHES, {})
+    for root, files in by_site.items():
+        running = batches.setdefault(root, [])
+        left = [f for rel, f in files.items() if not any(b.covers(rel) for b in running)]
+        if left:
+            running.append(Batch(root, rerun, _collected(left)))
 
 
 class BlockItem(pytest.Item):

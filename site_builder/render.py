@@ -4,58 +4,32 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 
+from site_builder.codeblocks import FenceHook, exec_fence_hook, fence_html, highlight_code
 from site_builder.errors import SiteWarning
-from site_builder.fastlex import speed_up
-from site_builder.fences import block_is_doctest, fence_info
-from site_builder.images import ImageError, clean_svg, probe, resolves_inside, variant_outputs
+from site_builder.fences import fence_info
+from site_builder.images import ImageError, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
 from site_builder.models import ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import make_parser, parse_post
+from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
 
-if TYPE_CHECKING:
-    from site_builder.execute.results import BlockResult, PostRun
-
-RENDER_VERSION = "16"  # bump when output of this module changes, to drop cached fragments
-_FORMATTER = HtmlFormatter(nowrap=True)
+RENDER_VERSION = "18"  # bump when output of this module changes, to drop cached fragments
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
-_LANG_ALIASES = {"output": "text", "plaintext": "text", "console": "console", "": "text"}
 
-
-@lru_cache(maxsize=256)
-def _lexer(lang: str) -> Any:
-    name = _LANG_ALIASES.get(lang.lower(), lang.lower())
-    try:
-        return speed_up(get_lexer_by_name(name, stripnl=False, ensurenl=False))
-    except ClassNotFound:
-        return None
-
-
-def highlight_code(code: str, lang: str) -> str:
-    """Pygments-highlighted code inside `<pre><code>`; unknown languages are escaped text."""
-    lexer = _lexer(lang)
-    body = highlight(code, lexer, _FORMATTER) if lexer else escape(code)
-    if lexer and not code.endswith("\n") and body.endswith("\n"):
-        body = body[:-1]
-    cls = f' class="language-{escape(lang)}"' if lang else ""
-    return f'<div class="highlight"><pre tabindex="0"><code{cls}>{body}</code></pre></div>\n'
+__all__ = ["RENDER_VERSION", "FenceHook", "exec_fence_hook", "highlight_code", "render_parsed"]
 
 
 def _line(env: EnvType, token: Token | None) -> int | None:
@@ -102,7 +76,7 @@ class PostRenderer(RendererHTML):
             replaced: str | None = hook(tok, lang, opts, env)
             if replaced is not None:
                 return replaced
-        return highlight_code(tok.content, lang)
+        return fence_html(tok, lang, opts)
 
     def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return highlight_code(tokens[idx].content, "")
@@ -263,83 +237,6 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
     return LocalImage("/" + quote(out), use, (info.width, info.height))
 
 
-FenceHook = Callable[[Token, str, dict[str, str], EnvType], "str | None"]  # a fence's HTML instead, or None
-
-
-def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
-    """A fence hook that shows what each block of an executed post printed, drew, raised, ended with (its value)
-    or failed with."""
-    from site_builder.outputs import value_html  # nh3: only for posts that execute
-
-    by_line = {b.line: b for b in run.blocks}
-    post_error = run.error
-    state: dict[str, BlockResult | None] = {"last": None}
-    after_output = [""]  # the value of a block whose ```output block shows its stdout: under that, as in a notebook
-
-    def hook(tok: Token, lang: str, opts: dict[str, str], env: EnvType) -> str | None:
-        line = int(env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
-        if lang == "output":  # an expected output, verified against what the block printed
-            block = state["last"] if tok.meta.get("expected_output") else None  # else nothing checked it
-            state["last"], value, after_output[0] = None, after_output[0], ""
-            return None if block is None else _expected_output(block, tok.content) + value
-        block = by_line.get(line)
-        state["last"] = block
-        if block is None:
-            return None
-        doctest = block_is_doctest(tok, lang)
-        parts = [] if "hide" in opts else [highlight_code(tok.content, "pycon" if doctest else lang)]
-        if parts and doctest and block.status == "passed":  # every >>> example's output was checked
-            parts[0] = parts[0].replace(
-                '<div class="highlight">', '<div class="highlight checked" title="checked at build time">', 1
-            )
-        if "hide" not in opts:
-            parts += _printed(block, shows_stdout=not tok.meta.get("has_output"))
-            if tok.meta.get("has_output"):
-                after_output[0] = value_html(block.value)
-            else:
-                parts.append(value_html(block.value))
-            for svg in block.figures:
-                parts.append(f'<figure class="exec-figure">{clean_svg(svg)}</figure>\n')
-        error = block.error if block.status == "failed" else None
-        if error is None and post_error is not None and post_error.get("line") == block.line:
-            error = post_error
-        if error is not None and keep_going:
-            detail = escape(error.get("traceback") or "")
-            parts.append(
-                f'<div class="exec-error"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
-                f"{escape(error['message'])}" + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n"
-            )
-        return "".join(parts)
-
-    return hook
-
-
-def _expected_output(block: BlockResult, content: str) -> str:
-    """An ```output block, marked verified or not."""
-    ok = block.status == "passed"
-    badge = (
-        '<span class="output-badge ok" title="checked at build time">✓ verified</span>'
-        if ok
-        else '<span class="output-badge bad">✗ not verified</span>'
-    )
-    return (
-        f'<div class="output{" verified" if ok else " mismatch"}">{badge}'
-        f"<pre><code>{escape(content)}</code></pre></div>\n"
-    )
-
-
-def _printed(block: BlockResult, shows_stdout: bool) -> list[str]:
-    """What a block printed (its stdout unless an ```output block shows it) and the exception it had to raise."""
-    parts = []
-    if block.stdout and shows_stdout:
-        parts.append(f'<div class="output"><pre><code>{escape(block.stdout)}</code></pre></div>\n')
-    if block.stderr.strip():
-        parts.append(f'<div class="output stderr"><pre><code>{escape(block.stderr)}</code></pre></div>\n')
-    if block.raised:
-        parts.append(f'<div class="output raised"><pre><code>{escape(block.raised)}</code></pre></div>\n')
-    return parts
-
-
 def _count_text(tokens: list[Token]) -> tuple[int, int]:
     chars = words = 0
     pattern = cjk()
@@ -378,11 +275,7 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
     md = make_parser()
     html = _renderer().render(tokens, md.options, env)
     chars, words = _count_text(tokens)
-    toc = [
-        (t.attrGet("id"), tokens[i + 1].content, int(t.tag[1]))
-        for i, t in enumerate(tokens)
-        if t.type == "heading_open" and t.tag in ("h2", "h3")
-    ]
+    toc = toc_entries(tokens, lambda children: _renderer().renderInline(children, md.options, env))
     return Rendered(
         html=html,
         text_chars=chars,

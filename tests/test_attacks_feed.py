@@ -4,6 +4,7 @@ the titles hold; site.yml cannot inject markup through the url, the title or the
 
 from __future__ import annotations
 
+import json
 import time
 import xml.dom.minidom
 from pathlib import Path
@@ -310,7 +311,12 @@ def test_title_and_author_with_markup_are_escaped_everywhere(tmp_path: Path) -> 
         if rel.endswith(".html"):
             soup = BeautifulSoup(text, "html.parser")
             assert soup.title is not None and evil in soup.title.get_text(), rel
-            assert [s for s in soup.find_all("script") if "alert" in s.get_text()] == [], rel
+            scripts = soup.find_all("script")
+            data = [s.get_text() for s in scripts if s.get("type") == "application/ld+json"]  # JSON-LD: data
+            assert [s for s in scripts if "alert" in s.get_text() and s.get("type") != "application/ld+json"] == []
+            assert all("<" not in d for d in data), rel  # no `</script>` can end it
+            if rel == "blog/2024/a/index.html":
+                assert [json.loads(d)["headline"] for d in data] == [f"Post {evil}"]
     parsed = feedparser.parse(files["feed.xml"].encode(), sanitize_html=False)
     assert parsed.bozo == 0
     assert BeautifulSoup(parsed.feed.title, "html.parser").get_text() == evil

@@ -279,7 +279,8 @@ def complete(path: str, body: bytes) -> bool:
     if not body.rstrip().endswith(b"</html>") or body.count(b"</html>") != 1:
         return False
     if path == "/blog/2025/big/":
-        begin, end = re.findall(rb"BEGIN-(\d+)", body), re.findall(rb"END-(\d+)", body)
+        text = body[body.find(b"<article") :]  # the head's description quotes the text's start too
+        begin, end = re.findall(rb"BEGIN-(\d+)", text), re.findall(rb"END-(\d+)", text)
         return len(begin) == 1 and begin == end
     return True
 

@@ -55,8 +55,11 @@ def test_post_body_is_inside_article_with_math_code_footnotes_tables(site):
     assert 'id="setup"' in article and 'href="#setup"' in article
     assert 'class="footnotes"' in article and "The footnote text." in article
     assert "<table>" in article and "<td>2</td>" in article
-    # no page needs JavaScript: its one script keeps the reader's light/dark choice (tests/test_pages_theme.py)
-    assert re.findall(r"<script[^>]*>", html) == ["<script>"] and "localStorage[k]" in html
+    # no page needs JavaScript: its scripts keep the reader's light/dark choice, load search on the box's first use
+    # and copy code (a page with code) (tests/test_pages_theme.py, test_search_browser.py, test_code_blocks.py)
+    scripts = re.findall(r"<script(?! type=\"application/ld\+json\")[^>]*>", html)
+    assert scripts[:2] == ["<script>", '<script data-src="/js/search.js">'] and "localStorage[k]" in html
+    assert len(scripts) == 3 and "data-copy=" in scripts[2] and "src=" not in scripts[2]
 
 
 def test_home_is_newest_first_and_paginated(site):

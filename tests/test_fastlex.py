@@ -13,7 +13,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_all_lexers, get_lexer_by_name
 
 from site_builder import fastlex
-from site_builder.render import highlight_code
+from site_builder.codeblocks import highlight_code
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,7 @@ def test_site_highlighting_uses_it_and_matches_pygments():
     expected = highlight(code, get_lexer_by_name("python", stripnl=False, ensurenl=False), HtmlFormatter(nowrap=True))
     assert expected.rstrip("\n") in html
     assert '<span class="k">def</span>' in html
-    from site_builder.render import _lexer
+    from site_builder.codeblocks import _lexer
 
     assert "get_tokens_unprocessed" in vars(_lexer("python"))
 

@@ -60,12 +60,14 @@ NOTE = re.compile(r"^\s*(Correction|Executable check):")
 
 
 def notes(body) -> list:
-    """The visible notes an executable post adds: `> **Correction:** ...` and `> **Executable check:** ...`."""
-    return [q for q in body.find_all("blockquote") if NOTE.match(q.get_text())]
+    """The visible notes an executable post adds: `::: correction` blocks (with the code that checks them), and
+    `> **Executable check:** ...` (or `> **Correction:** ...`) quotes."""
+    quotes = [q for q in body.find_all("blockquote") if NOTE.match(q.get_text())]
+    return body.select("aside.admonition-correction") + quotes
 
 
 def corrections(body) -> int:
-    return sum(1 for q in notes(body) if q.get_text().strip().startswith("Correction"))
+    return sum(1 for q in notes(body) if q.name == "aside" or q.get_text().strip().startswith("Correction"))
 
 
 def page_code(body) -> list[str]:

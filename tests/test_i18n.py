@@ -502,7 +502,11 @@ def single(tmp_path_factory) -> Path:
 def test_single_language_site_has_no_language_pages_switch_or_hreflang(single):
     outdir = single / "output"
     assert not (outdir / "zh").exists() and not (outdir / "en").exists()
-    assert sorted(str(p.relative_to(outdir)) for p in outdir.rglob("*.xml")) == ["feed.xml", "sitemap.xml"]
+    assert sorted(str(p.relative_to(outdir)) for p in outdir.rglob("*.xml")) == [
+        "blog/tag/t/feed.xml",
+        "feed.xml",
+        "sitemap.xml",
+    ]
     for url in ("/", "/blog/", "/blog/tag/", "/blog/tag/t/", "/blog/2025/", "/blog/2025/a/", "/blog/2025/b/"):
         soup = html(single, url)
         assert hreflangs(soup) == {}, url

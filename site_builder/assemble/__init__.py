@@ -12,6 +12,7 @@ from site_builder.assemble.model import (
     feed_path,
     page_url,
     reading_minutes,
+    tag_feed_url,
     tag_url,
     year_url,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "feed_path",
     "page_url",
     "reading_minutes",
+    "tag_feed_url",
     "tag_url",
     "update_posts",
     "year_url",

@@ -16,6 +16,7 @@ from site_builder.assemble.model import (
     out_path,
     page_key,
     page_url,
+    tag_feed_url,
     tag_url,
     year_url,
 )
@@ -107,6 +108,7 @@ class ListPages:
         for tag, views in self.lsite.tags.items():
             others = {c: tag_url(tag, s.lang.prefix) for c, s in self.sites.items() if tag in s.tags}
             context = {"posts": views, "page_title": f"#{tag}", "heading": tag, "kind": "tag"}
+            context["tag_feed"] = tag_feed_url(tag, prefix)
             pages.append(self.page(tag_url(tag, prefix), "list.html", context, ("tag", tag), views, others))
         return pages
 
@@ -124,7 +126,12 @@ class ListPages:
         tag_index = [(t, tag_url(t, prefix), len(vs)) for t, vs in lsite.tags.items()]
         archive = {"groups": list(lsite.years.items()), "page_title": None, "kind": "archive", "tag_index": tag_index}
         tags = {"tag_index": tag_index, "page_title": None, "kind": "tags"}
-        return [
+        made = [
             self.page(f"{prefix}blog/", "archive.html", archive, ("archive",), lsite.posts),
             self.page(f"{prefix}blog/tag/", "tags.html", tags, ("tags", tag_index)),
         ]
+        if self.config.search:  # where the header's search box goes without JavaScript, and a page of results
+            made.append(
+                self.page(f"{prefix}search/", "search.html", {"page_title": None, "kind": "search"}, ("search",))
+            )
+        return made

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from site_builder.assemble.model import PostView, SiteModel, card, out_path, reading_minutes
 from site_builder.assemble.posts import post_page
 from site_builder.models import Page, Post, Rendered
+from site_builder.toc import shown_toc
 
 
 @dataclass
@@ -26,6 +27,7 @@ class AssembleMemo:
     """The last build's views (by id of their post record), pages (by output path) and model, for its settings."""
 
     site_key: str = ""
+    pages_key: str = ""  # the site key with the header's links to pages: the key of every page
     views: dict[int, PostView] = field(default_factory=dict)
     pages: dict[str, PageMemo] = field(default_factory=dict)
     model: SiteModel | None = None
@@ -45,7 +47,8 @@ class PostChange:
 
 def _place(post: Post) -> tuple[object, ...]:
     """What of a post decides which lists show it, where, and beside which posts and translations."""
-    return (post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, post.draft)
+    nav = post.title if post.page else None  # a page's title may be in the header of every page
+    return (post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, post.draft, post.page, nav)
 
 
 def update_posts(memo: AssembleMemo, site_key: str, changes: list[PostChange]) -> SiteModel | None:
@@ -74,7 +77,7 @@ def update_posts(memo: AssembleMemo, site_key: str, changes: list[PostChange]) -
         if card(view) != before:
             shown.add(view)
         page = memo.pages[out_path(view.url)].page
-        fresh = post_page(model.config, view, site_key)
+        fresh = post_page(model.config, view, memo.pages_key)
         page.key = fresh.key
         page.context.update(fresh.context)
     if shown:
@@ -88,7 +91,8 @@ def _refresh(memo: AssembleMemo, view: PostView, change: PostChange) -> None:
     """The view takes the post's new record and fragment (and forgets what it derived from the old ones)."""
     del memo.views[id(view.post)]
     rendered = change.rendered
-    view.post, view.rendered, view.key, view.toc = change.new, rendered, rendered.key, rendered.toc
+    view.post, view.rendered, view.key = change.new, rendered, rendered.key
+    view.toc = shown_toc(change.new, rendered.toc)
     view.reading_minutes = reading_minutes(rendered)
     view.__post_init__()
     view.__dict__.pop("_feed", None)

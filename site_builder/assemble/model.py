@@ -24,6 +24,7 @@ class PostView:
     prev: PostView | None = None
     next: PostView | None = None
     translations: list[PostView] = field(default_factory=list)  # the same post in the site's other languages
+    related: list[PostView] = field(default_factory=list)  # posts sharing its tags (assemble/related.py)
     html_lang: str = ""  # lang attribute value: zh-Hans for zh
     lang_name: str = ""  # the language's display name: 中文
     home_lang: str = ""  # which language's lists it belongs to (its own, or the default for an unlisted language)
@@ -57,7 +58,8 @@ class SiteModel:
     posts: list[PostView]
     languages: dict[str, LanguageSite]
     pages: list[Page]
-    post_pages: dict[str, Page] = field(default_factory=dict)  # permalink -> the post's page
+    post_pages: dict[str, Page] = field(default_factory=dict)  # permalink -> the post's (or page's) page
+    site_pages: list[PostView] = field(default_factory=list)  # the pages folder's pages: in no list or feed
     warnings: list[SiteWarning] = field(default_factory=list)  # tags written in several ways
 
 
@@ -71,6 +73,11 @@ def year_url(year: int, prefix: str = "/") -> str:
 
 def page_url(n: int, prefix: str = "/") -> str:
     return prefix if n == 1 else f"{prefix}page/{n}/"
+
+
+def tag_feed_url(tag: str, prefix: str = "/") -> str:
+    """A tag's own Atom feed, beside its page."""
+    return tag_url(tag, prefix) + "feed.xml"
 
 
 def feed_path(config: SiteConfig, lang: Language) -> str:

@@ -9,6 +9,7 @@ from site_builder.assemble.model import PostView, card, out_path, page_key, read
 from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page, Post, Rendered
+from site_builder.toc import shown_toc
 
 Group = dict[str, PostView]  # one post's versions, by language
 
@@ -30,7 +31,7 @@ def make_views(
                 r,
                 reading_minutes(r),
                 r.key,
-                r.toc,
+                shown_toc(p, r.toc),
                 html_lang=config.html_lang(p.lang),
                 lang_name=name,
                 home_lang=lang.code,
@@ -104,12 +105,16 @@ def alternates(config: SiteConfig, current: str, urls: dict[str, str]) -> list[d
 
 
 def post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
-    neighbours = tuple(card(v) if v else None for v in (view.prev, view.next))
+    """A post's page (with its neighbours and related posts), or a page of the pages folder (`page.html`)."""
+    neighbours = tuple(card(v) if v else None for v in (view.prev, view.next, *view.related))
     others = alternates(config, view.home_lang, {v.home_lang: v.url for v in [view, *view.translations]})
+    context = {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang), "alternates": others}
+    if view.post.page:
+        context["kind"] = "page"
     return Page(
         out_path(view.url),
-        "post.html",
-        {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang), "alternates": others},
+        "page.html" if view.post.page else "post.html",
+        context,
         key=page_key(
             site_key, "post", view.post.digest, view.key, neighbours, others, [card(v) for v in view.translations]
         ),

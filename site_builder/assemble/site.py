@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from site_builder.assemble.lists import ListPages, index
 from site_builder.assemble.memo import AssembleMemo, PageMemo
-from site_builder.assemble.model import LanguageSite, PostView, SiteModel, feed_path, out_path, page_key
+from site_builder.assemble.model import LanguageSite, PostView, SiteModel, feed_path, out_path, page_key, tag_feed_url
 from site_builder.assemble.posts import Group, link_translations, make_views, pick, post_page
+from site_builder.assemble.related import link_related, nav_links
 from site_builder.assemble.tags import tag_spellings
 from site_builder.config import SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page, Post, Rendered
+from site_builder.util.hashing import content_key
 
 RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
 
@@ -27,26 +29,36 @@ def assemble(
     have changed: the view of a post whose record and fragment are the same objects as last time, and the Page
     (with its key) of a page whose inputs are the same views, in the same order, as last time.
     """
-    old = memo if memo is not None and memo.site_key == site_key else AssembleMemo()
+    same = memo is not None and memo.site_key == site_key
+    page_views = make_views(config, [p for p in posts if p.page], rendered, memo.views if memo and same else {})
+    navs, warnings = nav_links(config, link_translations(config, page_views))
+    pages_key = content_key(site_key, repr(navs)) if config.nav else site_key  # the header shows pages' titles
+    old = memo if memo is not None and same and memo.pages_key == pages_key else AssembleMemo()
+    posts = [p for p in posts if not p.page]
     views = make_views(config, posts, rendered, old.views)
     spellings = tag_spellings(posts)
     sites = language_sites(config, views, link_translations(config, views), spellings.shown)
+    link_related(views, spellings.shown)
     new_pages: dict[str, PageMemo] = {}
-    pages = [_post_page(config, view, site_key, old.pages, new_pages) for view in views]
+    shown = views + page_views
+    pages = [_post_page(config, view, pages_key, old.pages, new_pages) for view in shown]
     for lsite in sites.values():
-        pages += ListPages(config, lsite, sites, site_key, old.pages, new_pages).all()
+        pages += ListPages(config, lsite, sites, pages_key, old.pages, new_pages).all()
     context: dict[str, object] = {
         "page_title": None,
         "kind": "404",
         "ui": config.lang(config.language),
         "alternates": [],
     }
-    pages.append(Page("404.html", "404.html", context, key=page_key(site_key, "404")))
-    _check_collisions(config, pages)
-    post_pages = {p.context["post"].url: p for p in pages[: len(views)]}
-    model = SiteModel(config, views, sites, pages, post_pages, spellings.warnings)
+    pages.append(Page("404.html", "404.html", context, key=page_key(pages_key, "404")))
+    _check_collisions(config, pages, sites)
+    for page in pages:
+        page.context["nav"] = navs[page.context["ui"].code]
+    post_pages = {p.context["post"].url: p for p in pages[: len(shown)]}
+    model = SiteModel(config, views, sites, pages, post_pages, page_views, spellings.warnings + warnings)
     if memo is not None:
-        memo.site_key, memo.views, memo.pages, memo.model = site_key, {id(v.post): v for v in views}, new_pages, model
+        memo.site_key, memo.pages_key, memo.views = site_key, pages_key, {id(v.post): v for v in shown}
+        memo.pages, memo.model = new_pages, model
     return model
 
 
@@ -73,7 +85,7 @@ def _post_page(
     config: SiteConfig, view: PostView, site_key: str, old: dict[str, PageMemo], new: dict[str, PageMemo]
 ) -> Page:
     path = out_path(view.url)
-    inputs = (view, view.prev, view.next, *view.translations)
+    inputs = (view, view.prev, view.next, *view.translations, None, *view.related)
     hit = old.get(path)
     if hit is not None and hit.inputs == inputs:  # views compare by identity
         new[path] = hit
@@ -85,9 +97,10 @@ def _post_page(
     return page
 
 
-def _check_collisions(config: SiteConfig, pages: list[Page]) -> None:
+def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, LanguageSite]) -> None:
     """Two pages for one output file is an error naming the post(s) involved."""
     feeds = [feed_path(config, lang) for lang in config.languages.values()]
+    feeds += [tag_feed_url(t, s.lang.prefix).lstrip("/") for s in sites.values() for t in s.tags]
     owners: dict[str, Page | None] = {path: None for path in (*feeds, *RESERVED)}
     for page in pages:
         if page.path in owners:
@@ -97,7 +110,11 @@ def _check_collisions(config: SiteConfig, pages: list[Page]) -> None:
                 " and ".join(v.post.rel for v in posts[1:]) or f"the site's own /{page.path.removesuffix('index.html')}"
             )
             raise (
-                SiteError(f"permalink {posts[0].url} collides with {what}", posts[0].post.rel)
+                SiteError(
+                    f"permalink {posts[0].url} collides with {what}",
+                    posts[0].post.rel,
+                    posts[0].post.lines.get("permalink"),
+                )
                 if posts
                 else SiteError(f"two pages would be written to /{page.path}")
             )

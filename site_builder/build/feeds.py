@@ -11,8 +11,9 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from site_builder.assemble import LanguageSite, PostView, SiteModel, feed_part, feed_path
+from site_builder.assemble import LanguageSite, PostView, SiteModel, feed_part, feed_path, tag_feed_url, tag_url
 from site_builder.config import SiteConfig
+from site_builder.load import PAGE_DATE
 from site_builder.util.hashing import content_key
 from site_builder.write.feeds import atom_feed
 from site_builder.write.sitemap import sitemap
@@ -49,7 +50,8 @@ def _feed_key(site_key: str, views: list[PostView], limit: int) -> str:
 
 
 def feed_jobs(config: SiteConfig, model: SiteModel, site_key: str) -> list[FeedJob]:
-    """The feeds (the main one, then one per other language with the posts written in it) and the sitemap."""
+    """The feeds (the main one, one per other language with the posts written in it, one per tag and language)
+    and the sitemap."""
     limit = config.feed_limit
     jobs = [
         FeedJob(
@@ -61,8 +63,23 @@ def feed_jobs(config: SiteConfig, model: SiteModel, site_key: str) -> list[FeedJ
     for code, lsite in model.languages.items():
         if code != config.language:
             jobs.append(_language_feed_job(config, lsite, site_key))
+    for lsite in model.languages.values():
+        jobs += [_tag_feed_job(config, lsite, tag, site_key) for tag in lsite.tags]
     jobs.append(_sitemap_job(config, model, site_key))
     return jobs
+
+
+def _tag_feed_job(config: SiteConfig, lsite: LanguageSite, tag: str, site_key: str) -> FeedJob:
+    """The feed of one tag's posts, beside its page (the posts its page lists; entry ids as in the main feed)."""
+    lang, views = lsite.lang, lsite.tags[tag]
+    path = tag_feed_url(tag, lang.prefix).lstrip("/")
+
+    def make(entries: EntryCache) -> str:
+        title = f"{lang.title or config.title} · #{tag}"
+        home = tag_url(tag, lang.prefix)
+        return atom_feed(config, views, feed_path=path, lang=lang.code, title=title, home=home, entry_cache=entries)
+
+    return FeedJob(path, lambda: content_key(_feed_key(site_key, views, config.feed_limit), lang.code, tag), make)
 
 
 def _language_feed_job(config: SiteConfig, lsite: LanguageSite, site_key: str) -> FeedJob:
@@ -84,6 +101,7 @@ def _sitemap_job(config: SiteConfig, model: SiteModel, site_key: str) -> FeedJob
     def key() -> str:  # called before `make`: it gathers the URLs both need
         urls[:] = [("/", model.posts[0].post.updated if model.posts else None)]
         urls.extend((v.url, v.post.updated) for v in model.posts)
+        urls.extend((v.url, None if v.post.date == PAGE_DATE else v.post.updated) for v in model.site_pages)
         urls.extend(
             ("/" + p.path.removesuffix("index.html"), None)
             for p in model.pages

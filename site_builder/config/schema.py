@@ -47,7 +47,17 @@ SITE_KEYS = (
     Key("search", (bool,), True, "a Pagefind search index of the posts (Chinese and Japanese words segmented)"),
     Key("languages", (dict, list), None, "the site's languages: code -> settings below (default: `language` alone)"),
     Key("math_macros", (dict,), {}, "TeX macros of every formula, as MathJax's: `E: \\mathbb{E}`, `vec: \\mathbf{#1}`"),
-    Key("exec", (dict,), {}, "for every executing post: `env` (variables passed by name), `network: false`"),
+    Key("exec", (dict,), {}, "every executing post's `env` (names), `network: false`, `preload` (modules)"),
+    Key("pages_dir", (str,), "content/pages", "folder of the pages (`about.md` -> /about/), relative to site.yml"),
+    Key("nav", (list,), [], "pages in the header, in order: their file names without `.md` (`[about, projects]`)"),
+    Key("social", (list, dict), [], "profile links (`name: url`, http(s) or mailto): `rel=me` and the footer"),
+    Key("favicon", (str,), "", "the icon: a site path (`/favicon.png`, from the theme's static/) or an address"),
+    Key("highlight", (dict,), {}, "the Pygments styles of code: `light:` and `dark:` (below)"),
+)
+
+HIGHLIGHT_KEYS = (
+    Key("light", (str,), "default", "Pygments style of code in light pages (`pygmentize -L styles` lists them)"),
+    Key("dark", (str,), "github-dark", "Pygments style of code in dark pages"),
 )
 
 LANGUAGE_KEYS = (
@@ -62,7 +72,7 @@ LANGUAGE_KEYS = (
 
 FRONT_MATTER_KEYS = (
     Key("title", (str,), None, "required"),
-    Key("date", (date, str), None, "required: YYYY-MM-DD or ISO 8601 (no zone = UTC)"),
+    Key("date", (date, str), None, "required (a page may go without): YYYY-MM-DD or ISO 8601 (no zone = UTC)"),
     Key("updated", (date, str), "date", "last update (feed `<updated>`)"),
     Key("tags", (list, str), [], "a list, or words separated by commas or spaces"),
     Key("lang", (str,), "site language", "the post's language (`x.zh.md` says zh too)"),
@@ -75,6 +85,8 @@ FRONT_MATTER_KEYS = (
     Key("draft", (bool,), False, "true: not built, not in feeds"),
     Key("execute", (bool,), False, "true: the post's Python blocks run at every build and `check`"),
     Key("exec", (dict,), {}, "the run's limits, packages, files and network (see Executable posts)"),
+    Key("image", (str,), "the post's first image", "the picture of its link previews: an address or a site path"),
+    Key("toc", (bool,), True, "false: no table of contents (a post with 3 or more h2/h3 headings has one)"),
 )
 
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
@@ -87,11 +99,9 @@ FOREIGN_FRONT_MATTER = frozenset(
         "description",
         "excerpt",
         "comments",
-        "image",
         "thumbnail",
         "featured",
         "keywords",
-        "toc",
         "math",
         "giscus",
         "related_posts",
@@ -147,7 +157,12 @@ def table(keys: tuple[Key, ...]) -> str:
     return "\n".join(rows)
 
 
-TABLES = {"site.yml": SITE_KEYS, "languages": LANGUAGE_KEYS, "front matter": FRONT_MATTER_KEYS}
+TABLES = {
+    "site.yml": SITE_KEYS,
+    "languages": LANGUAGE_KEYS,
+    "highlight": HIGHLIGHT_KEYS,
+    "front matter": FRONT_MATTER_KEYS,
+}
 
 
 def readme_tables() -> str:

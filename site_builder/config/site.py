@@ -10,7 +10,10 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from site_builder.config.highlight import CodeStyles, read_highlight
+from site_builder.config.links import SocialLink, favicon_href, nav_names, social_links
 from site_builder.config.schema import LANGUAGE_KEYS, SITE_KEYS, Key, unknown_keys
+from site_builder.config.siteexec import SiteExec, site_exec
 from site_builder.config.yamlfile import key_lines, read_limited, safe_load, utf8_text, yaml_error_line
 from site_builder.errors import SiteError, SiteWarning
 
@@ -58,14 +61,6 @@ class Language:
 
 
 @dataclass
-class SiteExec:
-    """site.yml's `exec:`: environment variables passed to posts by name, and whether posts may use the network."""
-
-    env: list[str] = field(default_factory=list)
-    network: bool = True
-
-
-@dataclass
 class SiteConfig:
     """Site-wide settings, with the defaults a new site gets."""
 
@@ -85,6 +80,11 @@ class SiteConfig:
     search: bool = True  # a Pagefind index of the posts
     math_macros: dict[str, str] = field(default_factory=dict)  # TeX macro name (no backslash) -> its expansion
     exec: SiteExec = field(default_factory=SiteExec)  # for every executing post
+    pages_dir: str = "content/pages"
+    nav: list[str] = field(default_factory=list)  # pages in the header, by translation key
+    social: list[SocialLink] = field(default_factory=list)
+    favicon: str = ""  # a root-relative site path or an http(s) address; "" draws the title's initial
+    highlight: CodeStyles = field(default_factory=CodeStyles)  # Pygments styles of code, light and dark
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     warnings: list[SiteWarning] = field(default_factory=list)  # unknown keys, with their lines
 
@@ -114,7 +114,9 @@ class SiteConfig:
         return f"{self.base_url}{path}" if self.base_url else path
 
 
-_TYPES: dict[str, Key] = {k.name: k for k in SITE_KEYS if k.name not in ("languages", "math_macros", "exec")}
+_TYPES: dict[str, Key] = {
+    k.name: k for k in SITE_KEYS if k.name not in ("languages", "math_macros", "exec", "nav", "social", "highlight")
+}
 _LANG_FIELDS = {k.name for k in LANGUAGE_KEYS}
 _TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the default language's pages and assets use
 
@@ -166,35 +168,12 @@ def _read_config(root: Path) -> SiteConfig:
             setattr(cfg, key, _setting(_TYPES[key], value, lines.get(key)))
     cfg.languages = _load_languages(cfg, data.get("languages"), lines)
     cfg.math_macros = _math_macros(data.get("math_macros"), lines)
-    cfg.exec = _site_exec(data.get("exec"), lines)
+    cfg.exec = site_exec(data.get("exec"), lines)
+    cfg.nav, cfg.social = nav_names(data.get("nav"), lines), social_links(data.get("social"), lines)
+    cfg.favicon = favicon_href(cfg.favicon, lines.get("favicon"))
+    cfg.highlight = read_highlight(data.get("highlight"), lines, cfg.warnings)
     _check_values(cfg, lines)
     return cfg
-
-
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SITE_EXEC = ("env", "network")
-
-
-def _site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
-    """site.yml's `exec:` (the defaults without one); a wrong value is an error at its line."""
-    if raw is None:
-        return SiteExec()
-    if not isinstance(raw, dict) or set(raw) - set(_SITE_EXEC):
-        message = f"site.yml's exec must be a mapping of {' and '.join(_SITE_EXEC)}, got {raw!r}"
-        raise SiteError(message, CONFIG_NAME, lines.get("exec"))
-    site = SiteExec()
-    if "network" in raw:
-        if not isinstance(raw["network"], bool):
-            message = f"exec: network must be true or false, got {raw['network']!r}"
-            raise SiteError(message, CONFIG_NAME, lines.get("exec.network"))
-        site.network = raw["network"]
-    env = raw.get("env") or []
-    env = [env] if isinstance(env, str) else env
-    if not isinstance(env, list) or not all(isinstance(n, str) and _ENV_NAME.fullmatch(n) for n in env):
-        message = f"exec: env must be a list of environment variable names, got {raw.get('env')!r}"
-        raise SiteError(message, CONFIG_NAME, lines.get("exec.env") or lines.get("exec"))
-    site.env = list(env)
-    return site
 
 
 def _math_macros(value: Any, lines: dict[str, int]) -> dict[str, str]:
@@ -271,7 +250,8 @@ def _check_values(cfg: SiteConfig, lines: dict[str, int]) -> None:
 
 def _check_paths(cfg: SiteConfig, lines: dict[str, int]) -> None:
     """`permalink` and `feed_path` are paths inside the output: no scheme, no `..` (and feed_path not absolute)."""
-    for key, value, example in (("permalink", cfg.permalink, "/blog/:slug/"), ("feed_path", cfg.feed_path, "feed.xml")):
+    checked = (("permalink", cfg.permalink, "/blog/:slug/"), ("feed_path", cfg.feed_path, "feed.xml"))
+    for key, value, example in (*checked, ("pages_dir", cfg.pages_dir, "content/pages")):
         problem = path_problem(value)
         if problem is None and key == "feed_path" and value.startswith("/"):
             problem = "it is an absolute path (write it relative to the output, as feed.xml)"

@@ -11,17 +11,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from site_builder.config.site import SiteExec
+    from collections.abc import Callable
+
+    from site_builder.config.siteexec import SiteExec
     from site_builder.execute.options import ExecOptions
     from site_builder.execute.results import PostRun
     from site_builder.models import ParsedPost
 
 
 def run_posts(
-    parsed: list[ParsedPost], cache_dir: Path, options: ExecOptions, site: SiteExec | None = None
+    parsed: list[ParsedPost],
+    cache_dir: Path,
+    options: ExecOptions,
+    site: SiteExec | None = None,
+    on_run: Callable[[str, PostRun], None] | None = None,
 ) -> dict[str, PostRun]:
     """Run every executing post (from the cache when unchanged); returns runs by post path. `site`: site.yml's
-    `exec:` (variables passed by name, network)."""
+    `exec:` (variables passed by name, network, preload). `on_run` is told each run as soon as it is known (the
+    pytest plugin reports a post's blocks while others still run)."""
     from site_builder.execute.executors import run_all
     from site_builder.execute.job import Job, make_job
     from site_builder.execute.report import Progress
@@ -37,6 +44,7 @@ def run_posts(
         if cached is not None:
             cached.cached, cached.reason = True, "cached"
             runs[job.rel] = cached
+            _tell(on_run, cached, executing)
         else:
             todo.append(job)
     if not todo:
@@ -47,13 +55,23 @@ def run_posts(
         run.reason = reasons[job.rel]
         runs[job.rel] = run
         store.save(job, run)
+        _tell(on_run, run, executing)
 
     progress = Progress(len(todo), options.progress)
     try:
-        run_all(todo, options, progress, done)
+        notes = run_all(todo, options, progress, done, site.preload if site else [])
     finally:
         progress.close()
+    if options.progress is not None:
+        for note in notes:
+            options.progress(f"warning: site.yml: {note}")
     return _finish(runs, options, executing)
+
+
+def _tell(on_run: Callable[[str, PostRun], None] | None, run: PostRun, posts: list[ParsedPost]) -> None:
+    if on_run is not None:
+        run.cells = next((p.post.cells for p in posts if p.post.rel == run.rel), None)
+        on_run(run.rel, run)
 
 
 def _finish(runs: dict[str, PostRun], options: ExecOptions, posts: list[ParsedPost]) -> dict[str, PostRun]:

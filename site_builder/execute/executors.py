@@ -25,6 +25,7 @@ from site_builder.execute.results import PostRun
 from site_builder.execute.sandbox import Children
 from site_builder.execute.session import run_job
 from site_builder.execute.settings import DEFAULT_MEMORY
+from site_builder.execute.template import start_template
 
 Runner = Callable[[Job], PostRun]
 STOP_WAIT = 3.0  # seconds an interrupted run waits for its stopped posts to clean up
@@ -48,12 +49,41 @@ def parallel_slots(jobs: list[Job]) -> int:
     return max(1, min(cores, available_memory() // max(largest, 1)))
 
 
-def run_all(jobs: list[Job], options: ExecOptions, progress: Progress, done: Callable[[Job, PostRun], None]) -> None:
+def run_all(
+    jobs: list[Job],
+    options: ExecOptions,
+    progress: Progress,
+    done: Callable[[Job, PostRun], None],
+    preload: list[str] | None = None,
+) -> list[str]:
     """Run the jobs, calling `done` with each run in the jobs' order as it is known (so an interrupted build keeps
-    the runs that finished). Interrupted (Ctrl-C), the running posts' processes are stopped at once."""
+    the runs that finished). Interrupted (Ctrl-C), the running posts' processes are stopped at once. Locally, each
+    post is a fork of one template process with the runner and the `preload` modules imported (template.py).
+    Returns what the build should be told (a module that failed to preload)."""
     children = Children()
     cluster = RayCluster(options.ray_address) if options.executor == "ray" else None
-    runner: Runner = cluster.run if cluster else functools.partial(run_job, children=children)
+    first = jobs[0]
+    template, notes = (
+        (None, []) if cluster else start_template(preload or [], first.site_root or first.source_dir, first.env)
+    )
+    try:
+        local = functools.partial(run_job, children=children, template=template)
+        _run_pool(jobs, cluster, progress, done, local, children)
+    finally:
+        if template is not None:
+            template.close()
+    return notes
+
+
+def _run_pool(
+    jobs: list[Job],
+    cluster: RayCluster | None,
+    progress: Progress,
+    done: Callable[[Job, PostRun], None],
+    local: Runner,
+    children: Children,
+) -> None:
+    runner: Runner = cluster.run if cluster else local
     pool = ThreadPoolExecutor(max_workers=min(len(jobs) if cluster else parallel_slots(jobs), len(jobs)))
     futures = [pool.submit(progress.track, job.rel, runner, job) for job in jobs]
     try:

@@ -47,15 +47,21 @@ def child_env(work: str, site_root: str, extra: dict[str, str]) -> dict[str, str
     their entries in the site or above it (the Ray executor passes `python -m`'s current folder, often the site),
     which would tell where the site is."""
     env = {k: v for k, v in os.environ.items() if k in ENV_ALLOWED or k.startswith(ENV_PREFIXES)}
-    root, prefix = Path(site_root).resolve(), Path(sys.prefix).resolve()
     for name in _PATH_LISTS:
         if name in env:
-            env[name] = os.pathsep.join(p for p in env[name].split(os.pathsep) if p and not _near(p, root, prefix))
+            env[name] = _kept_entries(env[name], site_root)
     tmp = os.path.join(work, ".tmp")
     os.makedirs(tmp, exist_ok=True)
     env.update(extra)
     env.update(HOME=work, PWD=work, TMPDIR=tmp, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
     return env
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_entries(value: str, site_root: str) -> str:
+    """A path list without its entries near the site (worked out once per list and site: each post asks)."""
+    root, prefix = Path(site_root).resolve(), Path(sys.prefix).resolve()
+    return os.pathsep.join(p for p in value.split(os.pathsep) if p and not _near(p, root, prefix))
 
 
 def _near(entry: str, root: Path, prefix: Path) -> bool:

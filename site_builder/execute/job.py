@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.config.site import SiteExec
+from site_builder.config.siteexec import SiteExec
 from site_builder.execute.blocks import CodeBlock, code_blocks
 from site_builder.execute.fingerprint import imported_modules, package_versions, run_key
 from site_builder.execute.settings import ExecSettings, exec_settings

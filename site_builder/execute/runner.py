@@ -1,6 +1,7 @@
 """The child process that runs one post's code blocks in one namespace and writes a result per block.
 
-Run as `python .../site_builder/execute/runner.py JOB.json` by session.py, in a fresh temporary directory with
+Run as `python .../site_builder/execute/runner.py JOB.json` by session.py (the Ray executor), or imported by the
+template process (forkserver.py) whose forked child calls `main`; either way in a fresh temporary directory with
 stdin closed. It imports nothing from site_builder, so a post's code sees a plain interpreter.
 """
 

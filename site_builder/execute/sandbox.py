@@ -20,9 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING, Protocol
 
 from site_builder.execute.isolation import enter_netns
 from site_builder.execute.settings import DEFAULT_PROCESSES
+
+if TYPE_CHECKING:
+    from site_builder.execute.template import Template
 
 FILE_SIZE_CAP = 1 << 30  # RLIMIT_FSIZE: bytes of any one file the post writes
 RUN_DIR_FILES = 10_000  # files and folders in the run directory
@@ -43,6 +47,15 @@ class Limits:
     files: int = RUN_DIR_FILES
     disk: int = RUN_DIR_BYTES
     netns: int | None = None
+
+
+class Child(Protocol):
+    """A started child as _watch sees it: a subprocess.Popen, or a post forked by the template."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
 
 
 @dataclass
@@ -144,9 +157,19 @@ def _marked(pid: str, mark: bytes) -> bool:
     return False
 
 
-def post_processes(pgid: int, mark: int) -> list[int]:
+def boot_ticks() -> int:
+    """Now, in the clock ticks since boot /proc gives a process's start in (0 where it cannot be known): a process
+    that carries a post's mark started after the post did, so those older are not looked at closer."""
+    try:
+        return max(0, int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK")) - 2)
+    except (AttributeError, OSError, ValueError):
+        return 0
+
+
+def post_processes(pgid: int, mark: int, since: int = 0) -> list[int]:
     """The live processes of a post: those of its process group, and those carrying its mark wherever they went
-    (setsid, double fork, a cleared environment). Linux only (/proc); elsewhere the group alone is seen."""
+    (setsid, double fork, a cleared environment), of those started at `since` (boot_ticks) or later. Linux only
+    (/proc); elsewhere the group alone is seen."""
     needle, pids, me = str(mark).encode(), list[int](), str(os.getpid())
     try:
         entries = os.listdir("/proc")
@@ -161,7 +184,9 @@ def post_processes(pgid: int, mark: int) -> list[int]:
             fields = stat[stat.rindex(b")") + 2 :].split()
         except (OSError, ValueError):
             continue
-        if fields[0] != b"Z" and (int(fields[2]) == pgid or _marked(name, needle)):  # zombies are dead already
+        if fields[0] == b"Z":  # dead already
+            continue
+        if int(fields[2]) == pgid or (int(fields[19]) >= since and _marked(name, needle)):
             pids.append(int(name))
     return pids
 
@@ -186,9 +211,9 @@ def run_dir_usage(path: str, max_files: int) -> tuple[int, int]:
     return count, size
 
 
-def _over_cap(pgid: int, mark: int, cwd: str, limits: Limits) -> str:
+def _over_cap(pgid: int, mark: int, cwd: str, limits: Limits, since: int) -> str:
     """The cap the running child went over ("processes", "files", "disk"), or ""."""
-    if len(post_processes(pgid, mark)) > limits.processes:
+    if len(post_processes(pgid, mark, since)) > limits.processes:
         return "processes"
     files, size = run_dir_usage(cwd, limits.files)
     if files > limits.files:
@@ -196,11 +221,11 @@ def _over_cap(pgid: int, mark: int, cwd: str, limits: Limits) -> str:
     return "disk" if size > limits.disk else ""
 
 
-def _stop_strays(pgid: int, mark: int) -> bool:
+def _stop_strays(pgid: int, mark: int, since: int) -> bool:
     """Stop what the child left running, in its group or not; whether there was anything."""
     leftover = False
     for _ in range(50):
-        strays = post_processes(pgid, mark)
+        strays = post_processes(pgid, mark, since)
         if not strays:
             break
         leftover = True
@@ -214,7 +239,7 @@ def _stop_strays(pgid: int, mark: int) -> bool:
     return leftover
 
 
-def _watch(proc: subprocess.Popen[bytes], cwd: str, limits: Limits, mark: int) -> ChildExit:
+def _watch(proc: Child, cwd: str, limits: Limits, mark: int, since: int) -> ChildExit:
     """Wait for the child, looking at its processes and files every WATCH_INTERVAL; stop it at the timeout or
     when it goes over a cap."""
     deadline = time.monotonic() + limits.timeout
@@ -224,7 +249,7 @@ def _watch(proc: subprocess.Popen[bytes], cwd: str, limits: Limits, mark: int) -
             return ChildExit(proc.wait(timeout=max(0.0, min(WATCH_INTERVAL, left))), False, False)
         except subprocess.TimeoutExpired:
             pass
-        capped = _over_cap(proc.pid, mark, cwd, limits)
+        capped = _over_cap(proc.pid, mark, cwd, limits, since)
         if capped or time.monotonic() >= deadline:
             _kill_group(proc.pid)
             proc.wait()
@@ -238,10 +263,15 @@ def run_child(
     limits: Limits,
     log_path: str,
     children: Children | None = None,
+    template: Template | None = None,
 ) -> ChildExit:
     """Run `argv` in `cwd`, in a process group of its own, stdin closed, output to `log_path`, under `limits`;
-    stop it at the timeout or over a cap, and stop whatever it started. `children` tracks it."""
-    mark = 1_000_000_000 + secrets.randbelow(1 << 30)
+    stop it at the timeout or over a cap, and stop whatever it started. `children` tracks it. With a `template`
+    (a running template.py), the child is forked from it instead (it runs the runner on `cwd`'s .job.json)."""
+    mark, since = 1_000_000_000 + secrets.randbelow(1 << 30), boot_ticks()
+    forked = template.spawn(cwd, env, limits, log_path, mark) if template is not None else None
+    if forked is not None:
+        return _follow(forked, cwd, limits, (mark, since), children)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             argv,
@@ -253,12 +283,18 @@ def run_child(
             start_new_session=True,
             preexec_fn=_limits(limits, mark),
         )
+        return _follow(proc, cwd, limits, (mark, since), children)
+
+
+def _follow(proc: Child, cwd: str, limits: Limits, marked: tuple[int, int], children: Children | None) -> ChildExit:
+    """Watch the started child to its end, then stop what it left. `marked`: its mark, and when it started."""
+    mark, since = marked
+    if children is not None:
+        children.add(proc.pid)
+    try:
+        child = _watch(proc, cwd, limits, mark, since)
+    finally:
         if children is not None:
-            children.add(proc.pid)
-        try:
-            child = _watch(proc, cwd, limits, mark)
-        finally:
-            if children is not None:
-                children.discard(proc.pid)
-        child.leftover = _stop_strays(proc.pid, mark)
+            children.discard(proc.pid)
+    child.leftover = _stop_strays(proc.pid, mark, since)
     return child

@@ -28,6 +28,7 @@ from site_builder.execute.sandbox import (
     run_child,
 )
 from site_builder.execute.settings import ExecSettings, format_size
+from site_builder.execute.template import Template
 
 OUTPUT_CAP = 1 << 20
 LOG_TAIL = 64 << 10  # bytes of the runner's own output read back (a crash's last words)
@@ -47,8 +48,9 @@ class Refused(Exception):
         self.kind, self.message, self.key = kind, message, key
 
 
-def run_job(job: Job, children: Children | None = None) -> PostRun:
-    """Run one post in a fresh interpreter: own temp dir, stdin closed, memory cap, timeout, process group."""
+def run_job(job: Job, children: Children | None = None, template: Template | None = None) -> PostRun:
+    """Run one post in a fresh interpreter (or a fresh fork of the `template`'s): own temp dir, stdin closed,
+    memory cap, timeout, process group."""
     start = time.perf_counter()
     netns = None if job.settings.network else netns_flags()
     warnings = [] if job.settings.network or netns is not None else [_network_warning(job)]
@@ -56,7 +58,7 @@ def run_job(job: Job, children: Children | None = None) -> PostRun:
         _check_requires(job.settings.requires)
         with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
             _copy_files(job, work)
-            results, error = _run_in(job, work, netns, children)
+            results, error = _run_in(job, work, netns, children, template)
     except Refused as refusal:
         line = job.lines.get(f"exec.{refusal.key}") or job.lines.get("exec") or 1
         blocks = [BlockResult(b.index, b.line, "not run") for b in job.blocks]
@@ -131,7 +133,7 @@ def _payload(job: Job, result_path: str) -> dict[str, Any]:
 
 
 def _run_in(
-    job: Job, work: str, netns: int | None, children: Children | None
+    job: Job, work: str, netns: int | None, children: Children | None, template: Template | None
 ) -> tuple[dict[int, dict[str, Any]], ErrorInfo | None]:
     """Run the runner in `work`: each block's result by index, and the post-level failure, if any. The child is
     told nothing of where the site (or site_builder) is: a copy of the runner, paths relative to `work`, an
@@ -139,13 +141,15 @@ def _run_in(
     result_path = os.path.join(work, ".results.jsonl")
     with open(os.path.join(work, ".job.json"), "w", encoding="utf-8") as fh:
         json.dump(_payload(job, ".results.jsonl"), fh)
-    shutil.copyfile(RUNNER, os.path.join(work, ".runner.py"))  # a script, not -m: it imports no site_builder
+    if template is None:  # a script, not -m: it imports no site_builder (the template has its own copy)
+        shutil.copyfile(RUNNER, os.path.join(work, ".runner.py"))
     env = child_env(work, job.site_root or job.source_dir, job.env)
     log_path = os.path.join(work, ".runner.log")
     s = job.settings
     limits = Limits(s.memory, s.timeout, processes=s.processes, netns=netns)
     try:
-        child = run_child([sys.executable, ".runner.py", ".job.json"], work, env, limits, log_path, children)
+        argv = [sys.executable, ".runner.py", ".job.json"]
+        child = run_child(argv, work, env, limits, log_path, children, template)
     except (OSError, subprocess.SubprocessError) as exc:
         first_line = job.first_line
         return {}, error_info("Crash", f"the Python process for the post could not be started: {exc}", first_line)

@@ -33,6 +33,7 @@ def html_to_markdown(html: str, base: str = "", warn: Callable[[str], None] | No
     images.convert_lightbox_groups(doc)
     images.convert_figures(doc)
     asides.convert_details(doc)
+    asides.convert_callouts(doc)
     prepare.convert_interactive(doc)
     bilingual.convert_bilingual(doc)
     prepare.convert_footnote_defs(doc, footnotes)

@@ -19,6 +19,8 @@ from site_builder.errors import SiteWarning
 SEARCH_DIR = "pagefind"
 ENTRY = "pagefind-entry.json"  # written last by Pagefind: an index without it is not whole
 TIMEOUT = 600.0
+# what a post's page shows beside its words, kept out of the index and so out of the results' excerpts
+EXCLUDED = ".post-header .meta, .post-header .tags, .post-header .translations, .header-anchor, .output-badge"
 
 
 def index_present(output: Path) -> bool:
@@ -45,6 +47,7 @@ def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] 
     for leftover in (new, old):
         shutil.rmtree(leftover, ignore_errors=True)
     command = [binary, "--site", str(output), "--output-path", str(new), "--silent"]
+    command += ["--exclude-selectors", EXCLUDED]
     try:
         with subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -13,7 +13,8 @@ from site_builder.write.templates import Theme
 def write_static(writer: OutputWriter, config: SiteConfig, theme: Theme, site_key: str) -> None:
     """robots.txt, the code stylesheet and the themes' static files (the site's theme first: its files win)."""
     writer.put("robots.txt", content_key(site_key, "robots"), lambda: robots(config))
-    writer.put("css/pygments.css", content_key(site_key, "pygments"), pygments_css)
+    styles = config.highlight
+    writer.put("css/pygments.css", content_key(site_key, "pygments"), lambda: pygments_css(styles.light, styles.dark))
     for d in theme.dirs:
         if (d / "static").is_dir():
             writer.copy_tree(d / "static")

@@ -19,6 +19,7 @@ from site_builder.assemble import feed_path, tag_url, year_url
 from site_builder.config import CONFIG_NAME, Language, SiteConfig
 from site_builder.errors import SiteError, SiteWarning
 from site_builder.util.hashing import content_key
+from site_builder.write.social import card as social_card
 
 DEFAULT_THEME = Path(str(resources.files("site_builder") / "themes" / "default"))  # package data
 
@@ -119,6 +120,7 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
         feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
         favicon=favicon,
+        social_card=lambda view: social_card(config, view),  # Open Graph, Twitter card and JSON-LD of a post
     )
     env.filters["datefmt"] = datefmt
     env.filters["isodate"] = lambda dt: dt.isoformat(timespec="seconds")

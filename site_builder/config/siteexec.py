@@ -1,0 +1,57 @@
+"""site.yml's `exec:`: what every executing post gets (variables passed by name, network, preloaded modules)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from site_builder.errors import SiteError
+
+
+@dataclass
+class SiteExec:
+    """site.yml's `exec:`: environment variables passed to posts by name, whether posts may use the network, and
+    the modules the template process imports before it forks them."""
+
+    env: list[str] = field(default_factory=list)
+    network: bool = True
+    preload: list[str] = field(default_factory=list)  # modules imported once, before the posts are forked
+
+
+CONFIG_NAME = "site.yml"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_SITE_EXEC = ("env", "network", "preload")
+
+
+def site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
+    """site.yml's `exec:` (the defaults without one); a wrong value is an error at its line."""
+    if raw is None:
+        return SiteExec()
+    if not isinstance(raw, dict) or set(raw) - set(_SITE_EXEC):
+        message = f"site.yml's exec must be a mapping of {' and '.join(_SITE_EXEC)}, got {raw!r}"
+        raise SiteError(message, CONFIG_NAME, lines.get("exec"))
+    site = SiteExec()
+    if "network" in raw:
+        if not isinstance(raw["network"], bool):
+            message = f"exec: network must be true or false, got {raw['network']!r}"
+            raise SiteError(message, CONFIG_NAME, lines.get("exec.network"))
+        site.network = raw["network"]
+    env = raw.get("env") or []
+    env = [env] if isinstance(env, str) else env
+    if not isinstance(env, list) or not all(isinstance(n, str) and _ENV_NAME.fullmatch(n) for n in env):
+        message = f"exec: env must be a list of environment variable names, got {raw.get('env')!r}"
+        raise SiteError(message, CONFIG_NAME, lines.get("exec.env") or lines.get("exec"))
+    site.env = list(env)
+    site.preload = _preload(raw.get("preload"), lines)
+    return site
+
+
+def _preload(raw: Any, lines: dict[str, int]) -> list[str]:
+    """site.yml's `exec: preload`: module names (`numpy`, `matplotlib.pyplot`)."""
+    names = [raw] if isinstance(raw, str) else (raw or [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and _MODULE_NAME.fullmatch(n) for n in names):
+        message = f"exec: preload must be a list of module names (numpy, matplotlib.pyplot), got {raw!r}"
+        raise SiteError(message, CONFIG_NAME, lines.get("exec.preload") or lines.get("exec"))
+    return list(names)

@@ -1,0 +1,85 @@
+// Site search, loaded by the header's box on its first use (and by the search page): Pagefind's index of each
+// language, searched together (a Chinese word finds the Chinese posts from an English page), results under the box.
+const form = document.querySelector("form.search");
+const input = form && form.querySelector("input[type=search]");
+const site = new URL("../", import.meta.url).pathname;  // the site's root, also under a path (/sub/)
+const base = site + "pagefind/";
+const say = (key, q, n) => (form.dataset[key] || "").replace("{q}", q).replace("{n}", n);
+let box = document.getElementById("search-results");
+const onPage = !!box;
+if (!box) {
+  box = document.createElement("section");
+  box.id = "search-results";
+  box.className = "search-panel wrap";
+  box.setAttribute("aria-label", form.dataset.label);
+  box.hidden = true;
+  form.closest(".site-header").append(box);
+}
+const status = box.querySelector("[role=status]") || box.appendChild(document.createElement("p"));
+status.setAttribute("role", "status");
+const list = box.querySelector("ol") || box.appendChild(document.createElement("ol"));
+
+async function load() {
+  const pagefind = await import(base + "pagefind.js");
+  await pagefind.options({ baseUrl: site });
+  const entry = await (await fetch(base + "pagefind-entry.json")).json();
+  // Pagefind searches the index of the page's <html lang>; the other languages' indexes are merged in (under
+  // another spelling of the same address: Pagefind skips a merge of its own), so every post can be found
+  const mine = document.documentElement.lang.toLowerCase(), again = location.origin + base;
+  for (const code of Object.keys(entry.languages)) {
+    if (code !== mine) await pagefind.mergeIndex(again, { language: code, baseUrl: site });
+  }
+  return pagefind;
+}
+const ready = load();
+
+function item(data) {
+  const li = document.createElement("li");
+  if (data.language) li.lang = data.language;
+  const a = li.appendChild(document.createElement("a"));
+  a.href = data.url;
+  a.textContent = (data.meta && data.meta.title) || data.url;
+  const p = li.appendChild(document.createElement("p"));
+  p.className = "excerpt";
+  p.innerHTML = data.excerpt;  // Pagefind's excerpt: the page's text, escaped, with <mark> around the words
+  return li;
+}
+
+// one search at a time: Pagefind's WebAssembly can fail ("memory access out of bounds") when asked twice at once
+let queue = Promise.resolve();
+async function search(q) {
+  const r = await (await ready).search(q);
+  return r ? r.results : [];
+}
+
+let asked = 0;
+async function run() {
+  const q = input.value.trim(), mine = ++asked;
+  if (onPage) history.replaceState(null, "", q ? "?q=" + encodeURIComponent(q) : location.pathname);
+  if (!q) { box.hidden = !onPage; list.replaceChildren(); status.textContent = ""; return; }
+  box.hidden = false;
+  status.textContent = say("loading", q, 0);
+  let found;
+  try {
+    found = await (queue = queue.catch(() => {}).then(() => search(q)));
+  } catch (e) {
+    console.error(e);
+    status.textContent = say("failed", q, 0);
+    return;
+  }
+  const shown = await Promise.all(found.slice(0, 10).map((r) => r.data()));
+  if (mine !== asked) return;
+  list.replaceChildren(...shown.map(item));
+  status.textContent = say(found.length === 1 ? "one" : found.length ? "count" : "none", q, found.length);
+}
+
+let timer;
+input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 150); });
+input.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && !onPage) { box.hidden = true; }
+});
+document.addEventListener("click", (e) => {
+  if (!onPage && !box.hidden && !box.contains(e.target) && !form.contains(e.target)) box.hidden = true;
+});
+if (onPage) input.value = new URLSearchParams(location.search).get("q") || input.value;
+if (input.value.trim()) run();
