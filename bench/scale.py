@@ -39,7 +39,9 @@ HUGO_LAYOUTS = {
     '{{ range .Params.tags }}<a href="/tags/{{ . | urlize }}/">{{ . }}</a>{{ end }}</article>{{ end }}',
     "_default/list.html": '{{ define "main" }}<h1>{{ .Title }}</h1>{{ range .Paginator.Pages }}'
     '<article><h2><a href="{{ .RelPermalink }}">{{ .Title }}</a></h2>{{ .Summary }}</article>{{ end }}{{ end }}',
-    "index.html": '{{ define "main" }}{{ range (.Paginate (where .Site.RegularPages "Section" "posts")).Pages }}'
+    # `.Paginate .Site.RegularPages`, not PaperMod's `where .Site.RegularPages "Type" "in" ...`: Hugo evaluates the
+    # `where` again for each of the home's pages (1,600 x 16,000 posts), which made Hugo 10x slower at 16,000
+    "index.html": '{{ define "main" }}{{ range (.Paginate .Site.RegularPages).Pages }}'
     '<article><h2><a href="{{ .RelPermalink }}">{{ .Title }}</a></h2>{{ .Summary }}</article>{{ end }}{{ end }}',
 }
 

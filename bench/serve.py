@@ -88,6 +88,19 @@ def wait(fn, timeout=10.0):
     raise TimeoutError
 
 
+def server_builds(lines: list[str]) -> None:
+    """What the server's log says of its rebuilds: how long each took in all, and to the edited page."""
+    builds = [re.search(r"rebuilt in (\d+) ms(?:, (\d+) ms to the edited page)?", line) for line in lines]
+    found = [m for m in builds if m]
+    if found:
+        total = [int(m.group(1)) / 1000 for m in found]
+        first = [int(m.group(2)) / 1000 for m in found if m.group(2)]
+        print(
+            f"  server: {len(found)} rebuilds, in all {ms(total)}"
+            + (f"; to the edited page in the output {ms(first)}" if first else "")
+        )
+
+
 def first_card(driver) -> str:
     return driver.execute_script("const h = document.querySelector('.card h2, .card h3'); return h ? h.innerText : ''")
 
@@ -102,7 +115,7 @@ def new_posts_and_dates(root: Path, url: str, driver) -> tuple[list[float], list
     for i in range(5):
         title = f"Brand new post {i}"
         t0 = time.time()
-        (posts / f"new-{i}.md").write_text(f"---\ntitle: {title}\ndate: 2031-01-0{i + 1}T10:00:00+00:00\n---\n\nNew.\n")
+        (posts / f"new-{i}.md").write_text(f"---\ntitle: {title}\ndate: 2026-01-0{i + 1}T10:00:00+00:00\n---\n\nNew.\n")
         wait(lambda title=title: first_card(driver) == title, timeout=60)
         news.append(time.time() - t0)
         time.sleep(0.5)
@@ -111,7 +124,7 @@ def new_posts_and_dates(root: Path, url: str, driver) -> tuple[list[float], list
         text = post.read_text()
         title = re.search(r'^title: "(.*)"$', text, re.M).group(1)  # type: ignore[union-attr]
         t0 = time.time()
-        post.write_text(re.sub(r"^date: .*$", f"date: 2032-01-0{i + 1}T10:00:00+00:00", text, count=1, flags=re.M))
+        post.write_text(re.sub(r"^date: .*$", f"date: 2026-02-0{i + 1}T10:00:00+00:00", text, count=1, flags=re.M))
         wait(lambda title=title: first_card(driver) == title, timeout=60)
         moved.append(time.time() - t0)
         time.sleep(0.5)
@@ -161,18 +174,12 @@ def main(n: int) -> None:
                 time.sleep(0.3)
             print(f"post edit -> new text in the DOM: {ms(edits)} (20 edits)")
             print(f"  save -> reload starts: {ms(starts)}; reload -> DOMContentLoaded: {ms(reloads)}")
-            builds = [re.search(r"rebuilt in (\d+) ms(?:, (\d+) ms to the edited page)?", line) for line in log[seen:]]
-            builds = [m for m in builds if m]
-            if builds:
-                total = [int(m.group(1)) / 1000 for m in builds]
-                first = [int(m.group(2)) / 1000 for m in builds if m.group(2)]
-                print(
-                    f"  server: {len(builds)} rebuilds, in all {ms(total)}"
-                    + (f"; to the edited page in the output {ms(first)}" if first else "")
-                )
+            server_builds(log[seen:])
+            seen = len(log)
             news, moved = new_posts_and_dates(root, url, driver)
             print(f"new post -> its card on the open home page: {ms(news)} ({len(news)} posts)")
             print(f"date changed to the newest -> the post first on the open home page: {ms(moved)} ({len(moved)})")
+            server_builds(log[seen:])
             css = css_dir / "site.css"
             base = css.read_text()
             swaps = []
