@@ -206,6 +206,19 @@ def _check_fence_options(state: StateCore) -> None:
                 warn(state, tok, f"hl_lines: {problem}, not marked")
 
 
+def _heading_levels(state: StateCore) -> None:
+    """A post whose headings all sit below h2 (`###` first, as some blogs write them) has them moved up to start at
+    h2, under the page's h1 title, so that no level is skipped (axe: heading-order) and the table of contents
+    takes them; a post with h1 or h2 headings is left as written."""
+    levels = [int(t.tag[1]) for t in state.tokens if t.type == "heading_open"]
+    shift = min(levels, default=2) - 2
+    if shift <= 0:
+        return
+    for tok in state.tokens:
+        if tok.type in ("heading_open", "heading_close"):
+            tok.tag = f"h{int(tok.tag[1]) - shift}"
+
+
 @cache
 def make_parser() -> MarkdownIt:
     """The Markdown dialect of a post: CommonMark + tables, footnotes, math, anchors, containers."""
@@ -227,6 +240,7 @@ def make_parser() -> MarkdownIt:
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
+    md.core.ruler.push("heading_levels", _heading_levels)
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)

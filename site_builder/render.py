@@ -26,7 +26,7 @@ from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
 
-RENDER_VERSION = "18"  # bump when output of this module changes, to drop cached fragments
+RENDER_VERSION = "19"  # bump when output of this module changes, to drop cached fragments
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 
 __all__ = ["RENDER_VERSION", "FenceHook", "exec_fence_hook", "highlight_code", "render_parsed"]

@@ -30,6 +30,7 @@ PAGES = {  # every kind of page, as the issue names them
     "archive": "/blog/",
     "404": "/404.html",
     "search": "/search/?q=ray",  # the search page, its results shown
+    "output": "/blog/2025/fast-ray-framework/",  # executed code with outputs; its headings written as ###
 }
 OUTPUT = "/blog/2025/fast-ray-framework/"  # executed code with its output
 TEXT_PAGES = [

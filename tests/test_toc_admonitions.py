@@ -354,3 +354,12 @@ def test_the_bundled_corrections_are_correction_blocks():
         assert all(t.meta["kind"] == "correction" for t in opened), name
         counts[name] = len(opened)
     assert counts == {"numpy-bug.md": 5, "fast-ray-framework.md": 1, "motion-transform.md": 1}
+
+
+def test_headings_that_all_sit_below_h2_move_up_to_start_at_h2():
+    """`###` first (as the bundled Ray post writes them): h2 under the title's h1, no level skipped; a post with an
+    h2 keeps its levels."""
+    tokens, _ = parse("### Setup\n\ntext\n\n#### Detail\n\n> ### Quoted\n\n### Results\n")
+    assert [t.tag for t in tokens if t.type == "heading_open"] == ["h2", "h3", "h2", "h2"]
+    tokens, _ = parse("## Part\n\n#### Deep\n")
+    assert [t.tag for t in tokens if t.type == "heading_open"] == ["h2", "h4"]
