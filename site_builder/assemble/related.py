@@ -24,12 +24,17 @@ def link_related(views: list[PostView], shown: dict[str, str], count: int = RELA
         for tag in tags:
             by_tag[view.post.lang, tag].append(i)
     sets: dict[tuple[str, str], set[int]] = {}
+    ranked: dict[tuple[str, tuple[str, ...]], list[int]] = {}  # posts with the same tags share one ranking
     for i, (view, tags) in enumerate(zip(views, tags_of, strict=True)):
-        keys = [(view.post.lang, t) for t in tags]
-        chosen = _related(
-            i, [by_tag[k] for k in keys], [sets.get(k) or sets.setdefault(k, set(by_tag[k])) for k in keys], count
-        )
-        view.related = [views[j] for j in chosen]
+        group = (view.post.lang, tuple(sorted(tags)))
+        top = ranked.get(group)
+        if top is None:  # the first `count + 1` of the group's ranking: each member's, once it is left out
+            keys = [(view.post.lang, t) for t in tags]
+            lists = [by_tag[k] for k in keys]
+            top = ranked[group] = _related(
+                -1, lists, [sets.get(k) or sets.setdefault(k, set(by_tag[k])) for k in keys], count + 1
+            )
+        view.related = [views[j] for j in top if j != i][:count]
 
 
 def _related(i: int, lists: list[list[int]], sets: list[set[int]], count: int) -> list[int]:

@@ -116,6 +116,9 @@ def _write_in_place(
     pages = model.pages
     if site.loaded:
         first = [model.post_pages[p.permalink] for p in site.loaded if p.permalink in model.post_pages]
+        # each language's first home page too: a new post, or a new date, shows there (unchanged, it is skipped)
+        homes = {lang.prefix.lstrip("/") + "index.html" for lang in ctx.config.languages.values()}
+        first += [page for page in pages if page.path in homes]
         done.pages_rendered += write_pages(writer, kept.env, ctx.theme, first, known=kept.refs)[0]
         edited = [site.rendered[p.permalink] for p in site.loaded if p.permalink in site.rendered]
         done.images = publish_images(writer, edited, ctx, done.claimed)
