@@ -31,11 +31,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:
-    if file_path.suffix != ".md" or "content" not in file_path.parts:
+    if file_path.suffix not in (".md", ".ipynb") or "content" not in file_path.parts:
         return None
-    head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
-    if not head.startswith("---") or not re.search(r"^execute\s*:", head, re.M):
-        return None  # a quick look; PostFile.collect decides as `check` does (execute: True, yes, ... run too)
+    if file_path.suffix == ".md":
+        head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
+        if not head.startswith("---") or not re.search(r"^execute\s*:", head, re.M):
+            return None  # a quick look; PostFile.collect decides as `check` does (execute: True, yes, ... run too)
+    elif '"execute' not in (text := file_path.read_text(encoding="utf-8", errors="replace")) and "execute:" not in text:
+        return None  # a notebook: `execute:` in its first raw cell, or "execute" in its metadata
     root = site_root(file_path)
     if root is None:
         return None
@@ -63,8 +66,10 @@ class PostFile(pytest.File):
         if not self.post.execute:
             return
         self.parsed = parse_post(self.post)
+        cells = self.post.cells  # a notebook's blocks are named by cell: `nb.ipynb::cell 3:line 1`
         for block in code_blocks(self.parsed):
-            yield BlockItem.from_parent(self, name=f"line {block.line}", block=block)
+            name = cells.where(block.line) if cells is not None else f"line {block.line}"
+            yield BlockItem.from_parent(self, name=name, block=block)
 
     def run_once(self) -> PostRun:
         """The post's run, from the batch running it (started with the session or when collection ended)."""

@@ -255,3 +255,25 @@ def test_a_cell_map_places_body_lines_at_their_cells(tmp_path):
     again = pickle.loads(pickle.dumps(cells))  # as a forked worker or the build cache hands it back
     assert notebook.cell_location(again, front.body_line + 1) == "content/posts/pickled.ipynb:cell 2:line 1"
     assert notebook.cell_location(None, 3) is None
+
+
+def test_pytest_collects_an_executing_notebook_by_cell_and_counts_as_check_does(tmp_path):
+    from test_pytest_plugin import outcome, run_pytest
+
+    root = make_site(tmp_path / "site")
+    cells = [
+        new_raw_cell("---\ntitle: Runs\ndate: 2024-03-04\nexecute: true\n---"),
+        new_code_cell("x = 20\nprint(x + 1)"),
+        new_markdown_cell("Then:"),
+        new_code_cell("y = x * 2\nassert y == 41, y"),
+    ]
+    write_notebook(root, cells)
+    write_notebook(root, [new_raw_cell("---\ntitle: Still\ndate: 2024-03-05\n---"), new_code_cell("1 / 0")], "off.ipynb")
+    proc = run_pytest(root)
+    assert outcome(proc, "content/posts/nb.ipynb::cell 2:line 1").startswith("PASSED")
+    assert outcome(proc, "content/posts/nb.ipynb::cell 4:line 1").startswith("FAILED")
+    assert "off.ipynb" not in proc.stdout  # not executing: nothing to collect
+    assert "content/posts/nb.ipynb:cell 4:line 2: AssertionError: 40" in proc.stdout
+    checked = run_cli("check", "--source", str(root))
+    assert checked.stdout.strip().splitlines()[-1] == "1 passed, 1 failed"
+    assert re.search(r"\b1 failed, 1 passed\b", proc.stdout), proc.stdout[-500:]
