@@ -8,45 +8,28 @@ escapes (full isolation needs namespaces or a container)."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import resource
 import secrets
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
 from site_builder.execute.isolation import enter_netns
-from site_builder.execute.settings import DEFAULT_PROCESSES
+from site_builder.execute.limits import (
+    _MARK_LIMIT,
+    FILE_SIZE_CAP,
+    WATCH_INTERVAL,
+    Limits,
+    prctl_function,
+)
 
 if TYPE_CHECKING:
     from site_builder.execute.template import Template
-
-FILE_SIZE_CAP = 1 << 30  # RLIMIT_FSIZE: bytes of any one file the post writes
-RUN_DIR_FILES = 10_000  # files and folders in the run directory
-RUN_DIR_BYTES = 1 << 30  # bytes on disk in the run directory
-WATCH_INTERVAL = 0.1  # seconds between two looks at a running post's processes and files
-# RLIMIT_LOCKS (10 on Linux; Python's resource module does not name it), shown as "Max file locks" in /proc
-_MARK_LIMIT: int | None = getattr(resource, "RLIMIT_LOCKS", 10) if sys.platform.startswith("linux") else None
-
-
-@dataclass
-class Limits:
-    """What one child may use: address space, seconds, processes at once, files and bytes in its directory; and
-    the unshare(2) flags that cut it off the network (None: it keeps the network)."""
-
-    memory: int
-    timeout: float
-    processes: int = DEFAULT_PROCESSES
-    files: int = RUN_DIR_FILES
-    disk: int = RUN_DIR_BYTES
-    netns: int | None = None
 
 
 class Child(Protocol):
@@ -96,23 +79,11 @@ class Children:
             _kill_group(pgid)
 
 
-@cache
-def _prctl() -> Callable[..., int] | None:
-    """Linux's prctl, found before any fork (the child between fork and exec should not load libraries)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return function
-
-
 _PR_SET_PDEATHSIG = 1
 
 
 def _limits(limits: Limits, mark: int) -> Callable[[], None]:
-    prctl, parent = _prctl(), os.getpid()
+    prctl, parent = prctl_function(), os.getpid()
 
     def apply() -> None:  # runs in the child between fork and exec
         if prctl is not None:  # the post dies with the process that runs it (a build or Ray worker killed)

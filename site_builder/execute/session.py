@@ -17,16 +17,9 @@ from typing import Any
 from site_builder.execute.fingerprint import RUNNER
 from site_builder.execute.isolation import child_env, netns_flags
 from site_builder.execute.job import Job
+from site_builder.execute.limits import FILE_SIZE_CAP, RUN_DIR_BYTES, RUN_DIR_FILES, Limits
 from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info
-from site_builder.execute.sandbox import (
-    FILE_SIZE_CAP,
-    RUN_DIR_BYTES,
-    RUN_DIR_FILES,
-    ChildExit,
-    Children,
-    Limits,
-    run_child,
-)
+from site_builder.execute.sandbox import ChildExit, Children, run_child
 from site_builder.execute.settings import ExecSettings, format_size
 from site_builder.execute.template import Template
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_builder.execute.isolation import child_env
-from site_builder.execute.sandbox import _MARK_LIMIT, FILE_SIZE_CAP, Limits, _prctl
+from site_builder.execute.limits import _MARK_LIMIT, FILE_SIZE_CAP, Limits, prctl_function
 
 _HERE = Path(__file__).resolve().parent
 _FILES = ("forkserver.py", "runner.py", "isolation.py")
@@ -101,7 +101,7 @@ class Template:
 
 
 def _die_with_parent() -> None:  # runs in the template between fork and exec
-    prctl, parent = _prctl(), os.getppid()
+    prctl, parent = prctl_function(), os.getppid()
     if prctl is not None:
         prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
