@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -19,9 +19,12 @@ from site_builder.config.site import has_scheme, path_problem
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Post
-from site_builder.notebook import SUFFIX as NOTEBOOK
-from site_builder.notebook import CellMap, read_notebook
 from site_builder.util.hashing import bytes_digest
+
+if TYPE_CHECKING:
+    from site_builder.notebook import CellMap
+
+NOTEBOOK = ".ipynb"  # notebook.SUFFIX (that module is imported for notebooks only)
 
 __all__ = ["split_front_matter"]  # re-exported: importers read posts' front matter from here
 
@@ -84,6 +87,8 @@ def load_post(path: Path, cfg: SiteConfig) -> Post:
     rel = _rel(path, cfg.root)
     data = read_limited(path, rel, "a post")
     if path.name.endswith(NOTEBOOK):
+        from site_builder.notebook import read_notebook
+
         front, cells = read_notebook(data, rel)
         try:
             return _post(path, cfg, rel, data, front, cells)
@@ -215,6 +220,8 @@ def _relative(path: Path, folder: Path) -> Path | None:
             return rel
     except ValueError:
         pass
+    if not folder.is_dir():  # nothing that exists is in it (most sites have no pages folder): no need to resolve
+        return None
     try:
         return path.resolve().relative_to(folder.resolve())
     except ValueError:

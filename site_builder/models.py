@@ -66,6 +66,12 @@ class ImageUse:
     line: int | None  # the line of the image in the post
 
 
+# The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
+# fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
+# renderer (markdown-it, Pygments).
+RENDER_VERSION = "19"
+
+
 @dataclass
 class Rendered:
     """A post's HTML fragment (stage: render)."""

@@ -28,7 +28,7 @@ from site_builder.config.schema import FRONT_MATTER_KEYS, unknown_keys
 from site_builder.config.yamlfile import utf8_text
 from site_builder.errors import SiteError, SiteWarning
 
-SUFFIX = ".ipynb"
+SUFFIX = ".ipynb"  # load.NOTEBOOK
 METADATA_KEY = "site_builder"  # notebook metadata key holding the front matter when no raw cell does
 
 

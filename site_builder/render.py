@@ -20,13 +20,13 @@ from site_builder.errors import SiteWarning
 from site_builder.fences import fence_info
 from site_builder.images import ImageError, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
-from site_builder.models import ImageUse, ParsedPost, Post, Rendered
+from site_builder.models import RENDER_VERSION, ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import make_parser, parse_post
 from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
 
-RENDER_VERSION = "19"  # bump when output of this module changes, to drop cached fragments
+# RENDER_VERSION (bump it when this module's output changes) is declared in models.py: light to import
 _WORD = re.compile(r"[A-Za-z0-9_'’-]+")
 
 __all__ = ["RENDER_VERSION", "FenceHook", "exec_fence_hook", "highlight_code", "render_parsed"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
 
 from site_builder.models import Post
+
+if TYPE_CHECKING:  # TocEntry is in the build cache: loading it must not load markdown-it
+    from markdown_it.token import Token
 
 MIN_HEADINGS = 3  # fewer headings: no table of contents
 # no link in a link, no footnote mark, no bold in a list of bold headings (`### **Static assignment**`)
@@ -27,6 +29,8 @@ class TocEntry:
 
 def _title_tokens(children: list[Token]) -> list[Token]:
     """A heading's inline tokens for the contents: up to its permalink, images as their alt text."""
+    from markdown_it.token import Token
+
     kept = []
     for child in children:
         if child.type == "link_open" and child.attrGet("class") == "header-anchor":

@@ -268,7 +268,9 @@ def test_pytest_collects_an_executing_notebook_by_cell_and_counts_as_check_does(
         new_code_cell("y = x * 2\nassert y == 41, y"),
     ]
     write_notebook(root, cells)
-    write_notebook(root, [new_raw_cell("---\ntitle: Still\ndate: 2024-03-05\n---"), new_code_cell("1 / 0")], "off.ipynb")
+    write_notebook(
+        root, [new_raw_cell("---\ntitle: Still\ndate: 2024-03-05\n---"), new_code_cell("1 / 0")], "off.ipynb"
+    )
     proc = run_pytest(root)
     assert outcome(proc, "content/posts/nb.ipynb::cell 2:line 1").startswith("PASSED")
     assert outcome(proc, "content/posts/nb.ipynb::cell 4:line 1").startswith("FAILED")

@@ -4,6 +4,8 @@ everything the last build said."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -88,3 +90,62 @@ def test_the_same_posts_built_into_another_folder_are_written_there(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (other / "blog" / "2024" / "a" / "index.html").exists()
     assert sorted(os.listdir(other)) == sorted(os.listdir(root / "output"))
+
+
+SKIPPED_STAGES = (
+    "jinja2",
+    "markdown_it",
+    "pygments",
+    "PIL",
+    "math_core",
+    "site_builder.render",
+    "site_builder.assemble",
+)
+
+
+def test_a_build_with_nothing_to_do_loads_none_of_the_stages_it_skips(tmp_path):
+    """A rebuild with nothing to do must stay a matter of stats: it imports no parser, renderer, template engine or
+    image library (each costs tens of milliseconds before any work), as `-X importtime` lists every import."""
+    from PIL import Image
+
+    root = make_site(tmp_path / "site")
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(root / "content" / "posts" / "red.png")
+    body = "## One\n\n```python\nprint(1)\n```\n\n$x^2$ and ![red](red.png)\n"
+    write_post(root, "a.md", "title: A\ndate: 2024-01-01\ntags: [x]", body)
+    assert build(root).returncode == 0
+    for _ in range(2):  # the second from the summary the first one left, if it did not
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "site_builder", "build", "-v", "--source", str(root)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "0 files written" in summary(proc) and "unchanged" in proc.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    loaded = sorted(name for name in imported if any(name == s or name.startswith(s + ".") for s in SKIPPED_STAGES))
+    assert not loaded, loaded
+
+
+def test_what_a_rebuild_with_nothing_to_do_must_still_notice(tmp_path):
+    """The summary a build leaves (read instead of the build cache) must not hide an edited image, a draft asked
+    for, or a post file added, removed or edited."""
+    from PIL import Image
+
+    root = make_site(tmp_path / "site")
+    image = root / "content" / "posts" / "red.png"
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(image)
+    write_post(root, "a.md", "title: A\ndate: 2024-01-01", "![red](red.png)\n")
+    write_post(root, "d.md", "title: D\ndate: 2024-01-02\ndraft: true")
+    assert build(root).returncode == 0
+    assert "0 files written" in summary(build(root))
+    Image.new("RGB", (80, 60), (30, 30, 200)).save(image)
+    assert "0 files written" not in summary(build(root)), "an image edited"
+    assert 'width="80"' in (root / "output" / "blog" / "2024" / "a" / "index.html").read_text()
+    assert "0 files written" in summary(build(root))
+    draft = root / "output" / "blog" / "2024" / "d" / "index.html"
+    assert build(root, "--drafts").returncode == 0 and draft.exists(), "--drafts after a build without"
+    assert build(root).returncode == 0 and not draft.exists()
+    write_post(root, "b.md", "title: B\ndate: 2024-01-03")
+    assert "1 rendered" in summary(build(root)), "a post added"
+    (root / "content" / "posts" / "b.md").unlink()
+    proc = build(root)
+    assert "1 removed" in summary(proc) and not (root / "output" / "blog" / "2024" / "b").exists(), "a post removed"

@@ -16,9 +16,10 @@ from site_builder.build.state import CACHE_FILE, BuildState
 from site_builder.config import SiteConfig, load_config
 from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning, StrictFailure, sorted_warnings
 from site_builder.load import Include
-from site_builder.render import RENDER_VERSION
+from site_builder.models import RENDER_VERSION
 from site_builder.util.hashing import content_key
-from site_builder.write import Theme, check_output_dir, find_theme
+from site_builder.write.output import check_output_dir
+from site_builder.write.theme import Theme, ThemeFile, find_theme, theme_files
 
 Log = Callable[[str], None]
 
@@ -46,7 +47,7 @@ class BuildContext:
     output: Path
     config: SiteConfig
     theme: Theme
-    state: BuildState
+    opened: BuildState | None  # the state, once opened (`state`)
     site_key: str  # every setting and theme file all pages depend on
     keep_going: bool = False
     warm: bool = False  # the state is kept in memory by a long-running caller (serve)
@@ -55,6 +56,16 @@ class BuildContext:
     timings: Timings = field(default_factory=Timings)
     strict: bool = False  # a warning stops the build before it commits
     include: Include = field(default_factory=Include)  # drafts and future posts, when asked for
+    theme_files: list[ThemeFile] = field(default_factory=list)  # as this build found them (`theme_files`)
+    loading_key: str = ""  # the settings loaded posts depend on, and the renderer's version
+
+    @property
+    def state(self) -> BuildState:
+        """The state the last build left: opened from disk on first use (a build that finds nothing changed from
+        the summary the last one left, `build.unchanged`, never opens it)."""
+        if self.opened is None:
+            self.opened = _keyed(BuildState.open(self.root / CACHE_FILE, self.warnings), self.loading_key)
+        return self.opened
 
     @contextmanager
     def warnings_on_stop(self) -> Iterator[None]:
@@ -95,7 +106,8 @@ class BuildContext:
         include: Include | None = None,
         base_url: str | None = None,
     ) -> BuildContext:
-        """Read the settings and theme, check the output folder, and open the state (from disk unless `state`)."""
+        """Read the settings and theme, check the output folder; the state is `state`, or opened from disk when
+        first used."""
         timings = Timings()
         root = root.resolve()
         output = (root / output).resolve()
@@ -104,21 +116,18 @@ class BuildContext:
         check_output_dir(root, output)
         warnings: list[SiteWarning] = list(config.warnings)
         warm = state is not None
-        if state is None:
-            state = BuildState.open(root / CACHE_FILE, warnings)
         loading_key = content_key(
             RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages),
             repr(sorted(config.math_macros.items())),
         )  # fmt: skip
-        if state.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
-            state.posts, state.loading_key = {}, loading_key
+        files = theme_files(theme)
         ctx = cls(
             root,
             output,
             config,
             theme,
-            state,
-            site_key(config, theme),
+            None if state is None else _keyed(state, loading_key),
+            site_key(config, theme, files),
             keep_going,
             warm,
             log,
@@ -126,23 +135,28 @@ class BuildContext:
             timings,
             strict,
             dataclasses.replace(include or Include(), now=datetime.now(timezone.utc)),  # serve: now, each build
+            files,
+            loading_key,
         )
         timings.lap("setup")
         return ctx
 
 
-def site_key(config: SiteConfig, theme: Theme) -> str:
+def _keyed(state: BuildState, loading_key: str) -> BuildState:
+    if state.loading_key != loading_key:  # loaded posts depend on these settings, their fragments on the renderer
+        state.posts, state.loading_key = {}, loading_key
+    return state
+
+
+def site_key(config: SiteConfig, theme: Theme, files: list[ThemeFile]) -> str:
     settings = {k: v for k, v in vars(config).items() if k != "root"}
-    return content_key(__version__, RENDER_VERSION, repr(sorted(settings.items(), key=str)), _theme_digest(theme))
+    digest = _theme_digest(theme, files)
+    return content_key(__version__, RENDER_VERSION, repr(sorted(settings.items(), key=str)), digest)
 
 
-def _theme_digest(theme: Theme) -> str:
+def _theme_digest(theme: Theme, files: list[ThemeFile]) -> str:
     """UI strings and other theme files every page depends on (static files are copied; templates are keyed per
     page by `write.template_digests`, so a template edit rewrites only the pages using it)."""
     stamps = [repr([str(d) for d in theme.dirs])]  # a theme folder appearing changes the loader
-    for d in theme.dirs:
-        for path in sorted(d.rglob("*")):
-            if path.is_file() and path.relative_to(d).parts[0] not in ("static", "templates"):
-                st = path.stat()
-                stamps.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    stamps += [f.stamp for f in files if f.part not in ("static", "templates")]
     return content_key(*stamps)

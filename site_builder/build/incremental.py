@@ -28,8 +28,8 @@ from site_builder.load import Include, is_post_path, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import render_parsed
-from site_builder.write import OutputWriter, write_late, write_pages
-from site_builder.write.output import LateFile
+from site_builder.write.output import LateFile, OutputWriter, write_late
+from site_builder.write.pages import write_pages
 
 QUICK_MAX = 8  # more changed posts than this (a checkout, a search and replace): load them on every core
 OnUpdate = Callable[[list[str]], None]
@@ -86,7 +86,7 @@ def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) 
     else:
         site = read_posts(ctx, ExecOptions(), only)
         ctx.timings.lap("load+render")
-        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
+        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
     ctx.warnings += site.warnings() + model.warnings
     if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments behind
         ctx.state.prune()
@@ -160,7 +160,7 @@ def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | 
     """Read just the saved posts and update the last build's model in place; None (nothing changed in the state)
     when the save is anything else: a new, deleted, executing or draft post, a changed date, permalink, tags,
     language or translation key."""
-    if len(only) > QUICK_MAX or not ctx.state.warm.assemble_memo.valid_for(ctx.site_key):
+    if len(only) > QUICK_MAX or not ctx.state.warm.memo().valid_for(ctx.site_key):
         return None
     edits = _edits(ctx, only)
     if edits is None:
@@ -168,9 +168,7 @@ def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | 
     where = {id(p): i for i, p in enumerate(last.posts)}
     if any(id(e.old) not in where for e in edits):
         return None
-    model = update_posts(
-        ctx.state.warm.assemble_memo, ctx.site_key, [PostChange(e.old, e.new, e.rendered) for e in edits]
-    )
+    model = update_posts(ctx.state.warm.memo(), ctx.site_key, [PostChange(e.old, e.new, e.rendered) for e in edits])
     if model is None:
         return None
     posts, rendered = last.posts, last.rendered

@@ -10,18 +10,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from site_builder.assemble import assemble
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.posts import SitePosts, read_posts
-from site_builder.build.publish import Written, open_writer, search_in, update_search, write_site
-from site_builder.build.state import BuildState, CacheDamaged, LastBuild, damaged
-from site_builder.build.unchanged import nothing_to_do, site_print
+from site_builder.build.search import search_in, update_search
+from site_builder.build.state import CACHE_FILE, BuildState, CacheDamaged, LastBuild, damaged
+from site_builder.build.unchanged import (
+    SUMMARY_FILE,
+    Summary,
+    forget_summary,
+    nothing_to_do,
+    save_summary,
+    site_print,
+    unchanged_since,
+)
 from site_builder.errors import SiteWarning, StrictFailure
 from site_builder.execute.options import ExecOptions
-from site_builder.execute.results import PostRun
 from site_builder.load import Include
-from site_builder.write import OutputWriter
+
+if TYPE_CHECKING:
+    from site_builder.build.publish import Written
+    from site_builder.execute.results import PostRun
+    from site_builder.write.output import OutputWriter
 
 
 @dataclass
@@ -64,6 +75,9 @@ def build_site(
     there after the build). `strict`: any warning stops the build before its output is committed. `include`: drafts and
     posts dated in the future, when asked for. `base_url` replaces site.yml's `url` (a preview elsewhere)."""
     ctx = BuildContext.open(root, output, state, keep_going, log, strict, include, base_url)
+    summary = unchanged_since(ctx)
+    if summary is not None:
+        return summary_build(ctx, summary)
     try:
         return run_stages(ctx, exec_options or ExecOptions())
     except CacheDamaged as exc:  # the cache's HTML is read only when needed: damaged, it is dropped, and all built
@@ -82,7 +96,10 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         fingerprint, found = ("" if ctx.warm else site_print(ctx, site)), len(ctx.warnings)  # serve: never idle
         if nothing_to_do(ctx, fingerprint):
             return unchanged_build(ctx, site)
-        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.assemble_memo)
+        from site_builder.assemble import assemble  # stages 5 and 6: a build with nothing to do loads neither
+        from site_builder.build.publish import open_writer, write_site
+
+        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
         ctx.warnings += model.warnings
         writer = open_writer(ctx)
         ctx.timings.lap("assemble")
@@ -90,7 +107,7 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
         new_print = ctx.state.site_print != fingerprint
         ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
-    return finish_build(ctx, writer, site, written, save=new_print)
+    return finish_build(ctx, writer, site, written, save=new_print, summarise=True)
 
 
 def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
@@ -100,12 +117,36 @@ def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
         raise StrictFailure(ctx.warnings)
     state = ctx.state
     state.warm.last = LastBuild(site.posts, site.rendered, site.runs)
+    if not (ctx.root / SUMMARY_FILE).exists():  # a cache saved by a version without summaries
+        _save_summary(ctx, site)
     ctx.timings.lap("unchanged")
     update_search(ctx, changed=False)  # only when the index is missing
     return BuildResult(
         ctx.output, len(site.posts), 0, len(state.pages), 0, 0, ctx.timings.total, ctx.timings.laps, site.runs, [],
         state, warnings=ctx.warnings, drafts_left_out=site.drafts_left_out, future_left_out=site.future_left_out,
     )  # fmt: skip
+
+
+def summary_build(ctx: BuildContext, summary: Summary) -> BuildResult:
+    """A build found unchanged from the last build's summary (`build.unchanged`), with that build's warnings. Its
+    result's state is an empty one: the cache was not opened."""
+    ctx.warnings += summary.warnings
+    if ctx.strict and ctx.warnings:
+        raise StrictFailure(ctx.warnings)
+    ctx.timings.lap("unchanged")
+    update_search(ctx, changed=False)  # only when the index is missing
+    return BuildResult(
+        ctx.output, summary.posts, 0, len(summary.pages), 0, 0, ctx.timings.total, ctx.timings.laps, {}, [],
+        BuildState(ctx.root / CACHE_FILE), warnings=ctx.warnings, drafts_left_out=summary.drafts,
+        future_left_out=summary.future,
+    )  # fmt: skip
+
+
+def _save_summary(ctx: BuildContext, site: SitePosts) -> None:
+    try:
+        save_summary(ctx, site)
+    except OSError as exc:
+        ctx.log(f"warning: could not save the build cache: {exc}")
 
 
 def commit_or_abort(
@@ -128,20 +169,31 @@ def commit_or_abort(
 
 
 def finish_build(
-    ctx: BuildContext, writer: OutputWriter, site: SitePosts, written: Written, save: bool = False
+    ctx: BuildContext,
+    writer: OutputWriter,
+    site: SitePosts,
+    written: Written,
+    save: bool = False,
+    summarise: bool = False,
 ) -> BuildResult:
-    """Record what the output now holds, save the state (a cold build that changed something, or `save`), sum up."""
+    """Record what the output now holds, save the state (a cold build that changed something, or `save`) and with
+    `summarise` its summary (`build.unchanged`), sum up."""
     state = ctx.state
     previous = set(state.pages) if state.output == str(ctx.output) else set()
     unchanged = (
         not written.files_changed and not site.fresh and state.pages == writer.keys and state.output == str(ctx.output)
     )
     state.pages, state.output, state.build_id = writer.keys, str(ctx.output), writer.build_id
+    saving = not ctx.warm and (save or not unchanged or state.loaded_posts_changed)
     try:
-        if not ctx.warm and (save or not unchanged or state.loaded_posts_changed):
+        if saving:
+            forget_summary(ctx)  # it describes the state saved before
             state.save()
     except OSError as exc:
         ctx.log(f"warning: could not save the build cache: {exc}")
+    else:
+        if saving and summarise:
+            _save_summary(ctx, site)
     ctx.timings.lap("save cache")
     state.warm.last = LastBuild(site.posts, site.rendered, site.runs)  # for the next build with this state kept warm
     return BuildResult(

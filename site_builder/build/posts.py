@@ -17,15 +17,14 @@ from site_builder.build.state import PostRecord, Stamp
 from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning
 from site_builder.execute.options import ExecOptions
 from site_builder.load import find_post_names, load_post, select_posts
-from site_builder.models import ParsedPost, Post, Rendered
-from site_builder.parse import parse_post
-from site_builder.render import RENDER_VERSION, FenceHook, exec_fence_hook, render_parsed
+from site_builder.models import RENDER_VERSION, ParsedPost, Post, Rendered
 from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map
 
 if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
+    from site_builder.render import FenceHook
 
 EXEC_CACHE = Path(".cache") / "exec"
 
@@ -78,6 +77,8 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     With `only` (post file paths, from a caller that watches the files) just those files are looked at: every
     other post is taken from the state as it is, without listing or statting the posts folder."""
     known, todo = _scan(ctx, only)
+    if todo:  # the parser and renderer, imported (once) before the workers fork; a build that reads no post never is
+        import site_builder.render  # noqa: F401
     outcomes = fork_map(lambda chunk: [_load_and_render(ctx, item) for item in chunk], todo, min_per_worker=60)
     loaded = [r for r in outcomes if isinstance(r, Loaded)]
     results = sorted(known + loaded, key=lambda r: str(r.post.source))
@@ -163,12 +164,14 @@ def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
     """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
     executing = [r.post for r in results if id(r.post) in published and r.post.execute]
-    parsed = {id(post): parse_post(post, ctx.content_dir, ctx.math_macros) for post in executing}
-    if not parsed:
+    if not executing:
         return {}
     from site_builder.execute import run_posts  # imported when a post executes
     from site_builder.execute.report import failure_lines
+    from site_builder.parse import parse_post
+    from site_builder.render import exec_fence_hook
 
+    parsed = {id(post): parse_post(post, ctx.content_dir, ctx.math_macros) for post in executing}
     runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec)
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:
@@ -193,6 +196,9 @@ def render_unless_cached(
     done = ctx.state.fragments.get(key)
     if done is not None and images_unchanged(done):
         return None
+    from site_builder.parse import parse_post
+    from site_builder.render import render_parsed
+
     rendered = render_parsed(parsed or parse_post(post, ctx.content_dir, ctx.math_macros), hook)
     if rendered.images or rendered.unshown:
         stamps = [(u.source, u.stamp) for u in rendered.images] + rendered.unshown

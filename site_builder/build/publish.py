@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 from site_builder.assemble import SiteModel
 from site_builder.build.context import BuildContext
@@ -26,7 +24,10 @@ from site_builder.images import (
 from site_builder.models import ImageUse, Rendered
 from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
-from site_builder.write import OutputWriter, make_env, ui_strings, write_pages, write_static
+from site_builder.write.output import OutputWriter
+from site_builder.write.pages import write_pages
+from site_builder.write.static import write_static
+from site_builder.write.templates import make_env, ui_strings
 
 
 @dataclass
@@ -159,32 +160,3 @@ def _images_to_write(writer: OutputWriter, rendered: list[Rendered], claimed: di
         if wanted:
             todo.append(ImageJob(use, wanted))
     return todo
-
-
-def search_in(ctx: BuildContext) -> Callable[[Path], object] | None:
-    """What indexes a complete staged tree before it becomes the output (None with `search: false`)."""
-    if not ctx.config.search:
-        return None
-
-    def index(tree: Path) -> None:
-        from site_builder.write.search import index_site
-
-        warning = index_site(tree)
-        if warning is not None:
-            ctx.warnings.append(warning)
-
-    return index
-
-
-def update_search(ctx: BuildContext, changed: bool) -> None:
-    """The search index, made again when the output changed (and was not indexed before it took the output's
-    place), has none, or has an interrupted one (`search: false`: removed)."""
-    from site_builder.write.search import index_present, index_site, interrupted, remove_index
-
-    if not ctx.config.search:
-        remove_index(ctx.output)
-    elif changed or not index_present(ctx.output) or interrupted(ctx.output):
-        warning = index_site(ctx.output)
-        if warning is not None:
-            ctx.warnings.append(warning)
-    ctx.timings.lap("search")

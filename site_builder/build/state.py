@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from site_builder.assemble.memo import AssembleMemo
 from site_builder.errors import SiteWarning
 from site_builder.models import Post, Rendered
 from site_builder.util.files import remove_stale
@@ -23,6 +22,7 @@ from site_builder.util.signed import Later, Outdated, Signer, Unsigned
 if TYPE_CHECKING:
     import jinja2
 
+    from site_builder.assemble.memo import AssembleMemo
     from site_builder.execute.results import PostRun
     from site_builder.write.templates import TemplateRefs
 
@@ -73,9 +73,17 @@ class KeptEnv:
 class WarmState:
     """In memory only, for a long-running caller (the dev server)."""
 
-    assemble_memo: AssembleMemo = field(default_factory=AssembleMemo)
+    assemble_memo: AssembleMemo | None = None  # made by the first build that assembles the site (`memo`)
     env: KeptEnv | None = None
     last: LastBuild | None = None
+
+    def memo(self) -> AssembleMemo:
+        """What `assemble` keeps between builds (made on first use: a build with nothing to do never assembles)."""
+        if self.assemble_memo is None:
+            from site_builder.assemble.memo import AssembleMemo
+
+            self.assemble_memo = AssembleMemo()
+        return self.assemble_memo
 
 
 @dataclass

@@ -22,7 +22,6 @@ from site_builder.errors import problem_count, sorted_warnings
 
 def run(args: argparse.Namespace) -> int:
     from site_builder.build import build_site
-    from site_builder.execute.report import cached_count, failure_lines
 
     site_root(args.source, "build")
     # One build, then exit: reference counting frees what the build drops, and the cycle collector would only
@@ -40,12 +39,14 @@ def run(args: argparse.Namespace) -> int:
     )
     for warning in sorted_warnings(result.warnings):
         err(f"warning: {warning}")
-    for post_run in result.runs.values():
-        if not post_run.ok:
-            for line in failure_lines(post_run):
-                err(line)
     failed = sum(len(r.failures) for r in result.runs.values())
-    if result.runs:
+    if result.runs:  # posts that execute: their failures, and a line about the code that ran
+        from site_builder.execute.report import cached_count, failure_lines
+
+        for post_run in result.runs.values():
+            if not post_run.ok:
+                for line in failure_lines(post_run):
+                    err(line)
         blocks = sum(r.count("passed") for r in result.runs.values())
         print(
             f"ran code in {len(result.runs)} posts{cached_count(result.runs.values())}: {blocks} blocks passed, "

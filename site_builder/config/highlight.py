@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
-
-from pygments.styles import get_all_styles
 
 from site_builder.config.schema import HIGHLIGHT_KEYS, unknown_keys
 from site_builder.errors import SiteError, SiteWarning
@@ -26,6 +23,8 @@ class CodeStyles:
 
 @cache
 def style_names() -> tuple[str, ...]:
+    from pygments.styles import get_all_styles  # only for a site that names a style
+
     return tuple(sorted(get_all_styles()))
 
 
@@ -53,6 +52,8 @@ def read_highlight(raw: Any, lines: dict[str, int], warnings: list[SiteWarning])
         if name in style_names():
             chosen[side] = name
             continue
+        import difflib  # for a name Pygments does not have
+
         close = difflib.get_close_matches(name, style_names(), n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}?" if close else "`pygmentize -L styles` lists them"
         message = f"highlight: {side}: no Pygments style {name!r} ({hint}), {_DEFAULTS[side]!r} used"

@@ -6,7 +6,6 @@ Validation, the did-you-mean warnings and the README's tables all come from here
 
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass
 from datetime import date
@@ -119,6 +118,8 @@ FOREIGN_FRONT_MATTER = frozenset(
 
 
 def _suggest(key: str, known: list[str]) -> str:
+    import difflib  # for a key nobody declared: a build of a site without one does not load it
+
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -25,7 +25,7 @@ from site_builder.server.http import Broadcaster, SiteServer
 from site_builder.server.search import SearchIndexer
 from site_builder.server.watch import Watcher
 from site_builder.util.files import atomic_write
-from site_builder.write import find_theme
+from site_builder.write.theme import find_theme
 
 RELOAD_WAIT = 0.5  # seconds a rebuild waits at most for open pages to reload before writing lists and feeds
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -30,6 +28,8 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any) -> None:
     except SiteError as exc:
         conn.send(("site", (exc.message, str(exc.file) if exc.file else None, exc.line)))
     except BaseException:  # report, the parent raises it
+        import traceback
+
         conn.send(("crash", traceback.format_exc()))
     finally:
         conn.close()
@@ -39,6 +39,8 @@ class Forked:
     """`fn(*args)` running in a forked worker; `result()` waits for it and returns it or raises its error."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        import multiprocessing  # imported by a build that forks (a build with nothing to do does not)
+
         ctx = multiprocessing.get_context("fork")
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_run, args=(fn, args, send), daemon=True)
@@ -66,6 +68,8 @@ class Forked:
 
 
 def can_fork() -> bool:
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hmac
 import os
 import pickle
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -77,7 +76,7 @@ class Signer:
         except FileNotFoundError:
             pass
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        key = secrets.token_bytes(32)
+        key = os.urandom(32)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # two builds at once: one key wins
         try:
             os.write(fd, key)

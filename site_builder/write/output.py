@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -250,7 +249,7 @@ class OutputWriter:
 
     def _discard(self, path: Path) -> None:
         """Remove a tree in the background, renamed at once (so that its name is free); nothing when there is none."""
-        aside = self.output.parent / f".{self.output.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+        aside = self.output.parent / f".{self.output.name}.old-{os.getpid()}-{os.urandom(4).hex()}"
         try:
             os.rename(path, aside)
         except OSError:

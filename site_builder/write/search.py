@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.errors import SiteWarning
+
+if TYPE_CHECKING:
+    import subprocess
 
 SEARCH_DIR = "pagefind"
 ENTRY = "pagefind-entry.json"  # written last by Pagefind: an index without it is not whole
@@ -40,6 +43,8 @@ def pagefind() -> str | None:
 def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] | None = None) -> SiteWarning | None:
     """Index the site in `output` (a warning, and the old index kept, when Pagefind is missing or fails).
     `started` is given Pagefind's process, for a caller that may have to stop it."""
+    import subprocess  # here: a build that indexes nothing does not load it
+
     binary = pagefind()
     if binary is None:
         return SiteWarning("search index not built: Pagefind is not installed (pip install 'pagefind[extended]')")

@@ -7,7 +7,7 @@ from site_builder.util.hashing import content_key
 from site_builder.write.codestyle import pygments_css
 from site_builder.write.output import OutputWriter
 from site_builder.write.sitemap import robots
-from site_builder.write.templates import Theme
+from site_builder.write.theme import Theme
 
 
 def write_static(writer: OutputWriter, config: SiteConfig, theme: Theme, site_key: str) -> None:

@@ -1,12 +1,10 @@
-"""The theme and its Jinja environment: template folders, UI strings per language, helpers, template digests."""
+"""The theme's Jinja environment: UI strings per language, helpers, template digests (the theme's folders: `theme`)."""
 
 from __future__ import annotations
 
+import functools
 import os
-from dataclasses import dataclass
 from datetime import datetime
-from importlib import resources
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -16,34 +14,11 @@ import markupsafe
 import yaml
 
 from site_builder.assemble import feed_path, tag_url, year_url
-from site_builder.config import CONFIG_NAME, Language, SiteConfig
+from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError, SiteWarning
 from site_builder.util.hashing import content_key
 from site_builder.write.social import card as social_card
-
-DEFAULT_THEME = Path(str(resources.files("site_builder") / "themes" / "default"))  # package data
-
-
-@dataclass
-class Theme:
-    """A theme's folders, most specific first (the site's theme, then the default theme)."""
-
-    dirs: list[Path]
-    name: str
-
-
-def find_theme(config: SiteConfig) -> Theme:
-    dirs = [d for d in (config.theme_dir, config.root / "themes" / "default", DEFAULT_THEME) if d.is_dir()]
-    if not config.theme_dir.is_dir() and not (config.theme == "default" and dirs):
-        raise SiteError(
-            f"theme {config.theme!r} not found (no directory themes/{config.theme}/)",
-            CONFIG_NAME if (config.root / CONFIG_NAME).exists() else None,
-        )
-    unique: list[Path] = []
-    for d in dirs:
-        if d.resolve() not in [u.resolve() for u in unique]:
-            unique.append(d)
-    return Theme(unique, config.theme)
+from site_builder.write.theme import Theme
 
 
 def load_strings(theme: Theme, lang: str) -> dict[str, Any]:
@@ -119,7 +94,7 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
         lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
         feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
-        favicon=favicon,
+        favicon=functools.lru_cache(maxsize=8)(favicon),  # the same title on every page: made once per build
         social_card=lambda view: social_card(config, view),  # Open Graph, Twitter card and JSON-LD of a post
     )
     env.filters["datefmt"] = datefmt
