@@ -56,7 +56,8 @@ def leftovers(site: Path, tmpdir: Path) -> list[str]:
     """What builds left that is not the site, its output or its cache: staging and replaced trees beside the
     output, temporary files in .cache/ or the output, anything in the builds' TMPDIR."""
     found = [name for name in os.listdir(site) if name not in SITE_FILES]
-    found += [f".cache/{name}" for name in os.listdir(site / ".cache") if name != "build.pickle"]
+    kept = ("build.pickle", "unchanged.pickle")  # the build cache, and the summary a one-shot build leaves beside it
+    found += [f".cache/{name}" for name in os.listdir(site / ".cache") if name not in kept]
     found += [f"TMPDIR/{name}" for name in os.listdir(tmpdir)]
     for dirpath, _dirs, files in os.walk(site / "output"):
         found += [os.path.join(dirpath, name) for name in files if name.endswith(".tmp")]
