@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,3 +114,17 @@ def processes_with_arg(arg: str, first: bool = False) -> list[int]:
             if (args[:2] == [b"sleep", arg.encode()]) if first else (arg.encode() in args):
                 pids.append(int(name))
     return pids
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """A built site's folder served over HTTP on 127.0.0.1, quietly, for a browser: its address."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a: None  # type: ignore[method-assign]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -5,13 +5,10 @@ kind of page of the bundled site."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
 
 import pytest
-from helpers import REPO, chromium, make_site, run_cli, write_post
+from helpers import REPO, chromium, make_site, run_cli, serve_folder, write_post
 from PIL import Image
 from test_pages_theme import PAGES as BUNDLED_PAGES
 from test_pages_theme import serve_bundled_site
@@ -40,15 +37,8 @@ def site(tmp_path_factory) -> Iterator[str]:
     write_post(root, "notes.zh.md", "title: 笔记\ndate: 2024-02-01\ntags: [math]", "中文 $y$。\n")
     proc = run_cli("build", "--source", str(root))
     assert proc.returncode == 0, proc.stderr
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root / "output"))
-    handler.log_message = lambda *a: None  # type: ignore[method-assign]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(root / "output") as url:
+        yield url
 
 
 RULES = ["wcag2a", "wcag2aa", "wcag21aa", "best-practice"]

@@ -5,16 +5,13 @@ alone: no line numbers, no doctest output or prompts), its name, focus and annou
 
 from __future__ import annotations
 
-import functools
 import html
-import http.server
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import chromium, make_site, run_cli, write_post
+from helpers import chromium, make_site, run_cli, serve_folder, write_post
 from selenium.webdriver.common.keys import Keys
 from test_accessibility import axe_violations
 
@@ -56,15 +53,8 @@ def site(tmp_path_factory) -> Iterator[tuple[str, Path, str]]:
     write_post(root, "text.md", "title: Text\ndate: 2025-01-03", "Only words, and `inline code`.\n")
     proc = run_cli("build", "--source", str(root))
     assert proc.returncode == 0, proc.stderr
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root / "output"))
-    handler.log_message = lambda *a: None  # type: ignore[method-assign]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", root, proc.stderr
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(root / "output") as url:
+        yield url, root, proc.stderr
 
 
 @pytest.fixture(scope="module")

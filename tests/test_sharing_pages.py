@@ -4,11 +4,8 @@ CLI, read as a feed reader, a link preview and a browser read them; axe-core on 
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import threading
 import xml.dom.minidom
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +13,7 @@ from pathlib import Path
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-from helpers import assert_one_line_error, make_site, run_cli, wait_for, write_post
+from helpers import assert_one_line_error, make_site, run_cli, serve_folder, wait_for, write_post
 from PIL import Image
 from test_accessibility import axe_violations
 from test_serve import Server, page_text
@@ -296,15 +293,8 @@ def test_serve_picks_up_a_new_page_an_edited_page_and_its_nav_title(tmp_path):
 
 @pytest.fixture(scope="module")
 def served(out) -> Iterator[str]:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
-    handler.log_message = lambda *a: None  # type: ignore[method-assign]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(out) as url:
+        yield url
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

@@ -4,16 +4,13 @@ in light and dark, and no page wider than a phone."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from helpers import REPO, chromium, make_site, run_cli, write_post
+from helpers import REPO, chromium, make_site, run_cli, serve_folder, write_post
 from test_accessibility import axe_violations
 
 from site_builder.importer.convert import html_to_markdown
@@ -126,17 +123,8 @@ def built(tmp_path_factory) -> Iterator[tuple[Path, str]]:
 def site(built) -> Iterator[str]:
     root, _ = built
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root / "output")))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_folder(root / "output") as url:
+        yield url
 
 
 def page(root: Path, url: str) -> BeautifulSoup:
