@@ -101,33 +101,55 @@ def server_builds(lines: list[str]) -> None:
         )
 
 
+def rebuilds(log: list[str]) -> int:
+    return sum(1 for line in list(log) if "rebuilt in" in line)
+
+
+def settled(log: list[str], before: int) -> None:
+    """Wait until the server's log has a rebuild more than `before` (its feeds are written after that line)."""
+    wait(lambda: rebuilds(log) > before, timeout=60)
+    time.sleep(0.5)
+
+
+def shown_at(driver) -> float:
+    """When the open page's new DOM was ready, by the browser's own clock (as for post edits above): polling the
+    page from here waits for the page's load to end, which a busy server makes later than what a reader sees."""
+    origin, loaded = driver.execute_script(
+        "const e = performance.getEntriesByType('navigation')[0]; return [performance.timeOrigin, e.domContentLoadedEventEnd];"
+    )
+    return (origin + loaded) / 1000
+
+
 def first_card(driver) -> str:
     return driver.execute_script("const h = document.querySelector('.card h2, .card h3'); return h ? h.innerText : ''")
 
 
-def new_posts_and_dates(root: Path, url: str, driver) -> tuple[list[float], list[float]]:
+def new_posts_and_dates(root: Path, url: str, driver, log: list[str]) -> tuple[list[float], list[float]]:
     """Seconds from saving to the open home page showing it: 5 new posts (each the newest, so every home page's
-    list shifts by one), then 5 posts whose date is changed to the newest."""
+    list shifts by one), then 5 posts whose date is changed to the newest. Each save waits for the server to have
+    finished the last one's rebuild (as a writer's next save would), so that no build waits on another."""
     posts = root / "content" / "posts"
     driver.get(url)
     time.sleep(0.5)
     news, moved = [], []
     for i in range(5):
         title = f"Brand new post {i}"
+        before = rebuilds(log)
         t0 = time.time()
         (posts / f"new-{i}.md").write_text(f"---\ntitle: {title}\ndate: 2026-01-0{i + 1}T10:00:00+00:00\n---\n\nNew.\n")
         wait(lambda title=title: first_card(driver) == title, timeout=60)
-        news.append(time.time() - t0)
-        time.sleep(0.5)
+        news.append(shown_at(driver) - t0)
+        settled(log, before)
     for i in range(5):
         post = posts / f"post-{100 + i:05d}.md"
         text = post.read_text()
         title = re.search(r'^title: "(.*)"$', text, re.M).group(1)  # type: ignore[union-attr]
+        before = rebuilds(log)
         t0 = time.time()
         post.write_text(re.sub(r"^date: .*$", f"date: 2026-02-0{i + 1}T10:00:00+00:00", text, count=1, flags=re.M))
         wait(lambda title=title: first_card(driver) == title, timeout=60)
-        moved.append(time.time() - t0)
-        time.sleep(0.5)
+        moved.append(shown_at(driver) - t0)
+        settled(log, before)
     return news, moved
 
 
@@ -176,7 +198,7 @@ def main(n: int) -> None:
             print(f"  save -> reload starts: {ms(starts)}; reload -> DOMContentLoaded: {ms(reloads)}")
             server_builds(log[seen:])
             seen = len(log)
-            news, moved = new_posts_and_dates(root, url, driver)
+            news, moved = new_posts_and_dates(root, url, driver, log)
             print(f"new post -> its card on the open home page: {ms(news)} ({len(news)} posts)")
             print(f"date changed to the newest -> the post first on the open home page: {ms(moved)} ({len(moved)})")
             server_builds(log[seen:])
