@@ -122,3 +122,24 @@ def test_a_cache_from_another_version_is_rebuilt_without_a_warning(site: Path) -
     proc = run_cli("build", "--strict", "--source", str(site), "--output", str(site / "output"))
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert "Hello again." in (site / "output" / "blog" / "2024" / "a" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "text"])
+def test_a_damaged_summary_beside_the_cache_is_discarded_with_one_warning(site: Path, damage: str) -> None:
+    """`.cache/unchanged.pickle` (what lets an unchanged site be found without opening the cache) is signed like the
+    cache: damaged or crafted, it is dropped with one warning, and the next build writes a good one."""
+    assert build(site).returncode == 0
+    path = site / ".cache" / "unchanged.pickle"
+    blob = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(blob[: len(blob) // 2])
+    elif damage == "flipped":
+        path.write_bytes(blob[:-10] + bytes([blob[-10] ^ 0xFF]) + blob[-9:])
+    else:
+        path.write_text("not a summary\n")
+    proc = build(site)
+    assert proc.returncode == 0, proc.stderr
+    assert sum("build cache summary ignored" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
+    again = build(site)
+    assert again.returncode == 0 and "ignored" not in again.stderr, again.stderr
+    assert path.is_file() and path.read_bytes() != b"not a summary\n"

@@ -49,7 +49,11 @@ def unchanged_since(ctx: BuildContext) -> Summary | None:
     try:
         summary, later = Signer.for_user().load(ctx.root / SUMMARY_FILE)
         later.fh.close()
-    except (OSError, Outdated, Unsigned):
+    except (OSError, Outdated):
+        return None
+    except Unsigned as exc:  # damaged or crafted: dropped with one warning (the build then writes a new one)
+        (ctx.root / SUMMARY_FILE).unlink(missing_ok=True)
+        ctx.warnings.append(SiteWarning(f"build cache summary ignored: {exc}", str(SUMMARY_FILE)))
         return None
     if not isinstance(summary, Summary) or (summary.due is not None and summary.due <= ctx.include.now):
         return None
