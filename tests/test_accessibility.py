@@ -64,31 +64,39 @@ def axe_violations(base: str, paths: list[str], width: int, mode: str) -> dict[s
     driver = chromium()
     found = {}
     try:
-        driver.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
-        )
-        driver.execute_cdp_cmd(
-            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
-        )
+        emulate(driver, width, scheme)
         for path in paths:
             driver.get(base + path)
             if driver.execute_script("return localStorage.getItem('theme')") != chosen:
                 driver.execute_script("localStorage.setItem('theme', arguments[0])", chosen)
                 driver.get(base + path)
-            driver.execute_script(source)
-            result = driver.execute_async_script(
-                "const done = arguments[arguments.length - 1];"
-                "axe.run(document, {runOnly: arguments[0]})"
-                ".then(r => done(r.violations.map(v => [v.id, v.impact, v.nodes.map(n => n.target.join(' '))])))"
-                ".catch(e => done([['axe failed', String(e), []]]));",
-                RULES,
-            )
+            result = run_axe(driver, source)
             if result:
                 found[path] = result
     finally:
         driver.quit()
     return found
+
+
+def emulate(driver, width: int, scheme: str | None = None) -> None:
+    """The browser's window `width` px wide (900 high), and the system's colour scheme when given."""
+    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    if scheme is not None:
+        feature = {"name": "prefers-color-scheme", "value": scheme}
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [feature]})
+
+
+def run_axe(driver, source: str | None = None) -> list:
+    """axe-core's violations on the open page, of the RULES: [[rule, impact, [nodes]]]."""
+    driver.execute_script(source if source is not None else AXE.read_text(encoding="utf-8"))
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: arguments[0]})"
+        ".then(r => done(r.violations.map(v => [v.id, v.impact, v.nodes.map(n => n.target.join(' '))])))"
+        ".catch(e => done([['axe failed', String(e), []]]));",
+        RULES,
+    )
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

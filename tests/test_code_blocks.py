@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import chromium, make_site, run_cli, serve_folder, write_post
 from selenium.webdriver.common.keys import Keys
-from test_accessibility import axe_violations
+from test_accessibility import axe_violations, emulate
 
 from site_builder.fences import fence_info, hl_lines
 from site_builder.write.codestyle import pygments_css
@@ -203,9 +203,7 @@ def test_the_copy_button_copies_the_code_alone(site, browser):
 
 @pytest.mark.parametrize("width", [1280, 360])
 def test_no_sideways_scroll_and_the_button_covers_no_code(site, browser, width):
-    browser.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride", {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
-    )
+    emulate(browser, width)
     try:
         for path in PAGES.values():
             browser.get(site[0] + path)

@@ -100,27 +100,15 @@ def test_escape_closes_the_results_and_a_word_found_nowhere_says_so(base, driver
 
 @pytest.mark.parametrize("width, scheme", [(1280, "light"), (360, "dark")])  # the search page: every mode
 def test_the_open_results_have_no_axe_violations_and_fit_the_screen(base, driver, width, scheme):
-    from test_accessibility import AXE, RULES
+    from test_accessibility import emulate, run_axe
 
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride", {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False}
-    )
-    driver.execute_cdp_cmd(
-        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
-    )
+    emulate(driver, width, scheme)
     for page, words in (("/", "Ray"), ("/zh/search/?q=学习", None)):
         driver.get(base + page)
         if words:
             ask(driver, words)
         else:
             results(driver, "学习")
-        driver.execute_script(AXE.read_text(encoding="utf-8"))
-        found = driver.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "axe.run(document, {runOnly: arguments[0]})"
-            ".then(r => done(r.violations.map(v => [v.id, v.nodes.map(n => n.target.join(' '))])))"
-            ".catch(e => done([['axe failed', String(e)]]));",
-            RULES,
-        )
+        found = run_axe(driver)
         assert not found, (page, found)
         assert driver.execute_script("return document.documentElement.scrollWidth") <= width, page

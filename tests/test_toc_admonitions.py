@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from helpers import REPO, chromium, make_site, run_cli, serve_folder, write_post
-from test_accessibility import axe_violations
+from test_accessibility import axe_violations, emulate
 
 from site_builder.importer.convert import html_to_markdown
 from site_builder.parse import parse
@@ -219,10 +219,7 @@ def _layout(site: str, width: int) -> dict[str, dict]:
     driver = chromium()
     found = {}
     try:
-        driver.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
-        )
+        emulate(driver, width)
         for path in PAGES:
             driver.get(site + path)
             found[path] = driver.execute_script(

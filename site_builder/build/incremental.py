@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from site_builder.assemble import PostChange, SiteModel, assemble, update_posts
+from site_builder.assemble.model import out_path, page_url
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
@@ -117,7 +118,7 @@ def _write_in_place(
     if site.loaded:
         first = [model.post_pages[p.permalink] for p in site.loaded if p.permalink in model.post_pages]
         # each language's first home page too: a new post, or a new date, shows there (unchanged, it is skipped)
-        homes = {lang.prefix.lstrip("/") + "index.html" for lang in ctx.config.languages.values()}
+        homes = {out_path(page_url(1, lang.prefix)) for lang in ctx.config.languages.values()}
         first += [page for page in pages if page.path in homes]
         done.pages_rendered += write_pages(writer, kept.env, ctx.theme, first, known=kept.refs)[0]
         edited = [site.rendered[p.permalink] for p in site.loaded if p.permalink in site.rendered]
