@@ -20,6 +20,8 @@ from site_builder.util.files import remove_stale
 from site_builder.util.signed import Later, Outdated, Signer, Unsigned
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import jinja2
 
     from site_builder.assemble.memo import AssembleMemo
@@ -167,13 +169,19 @@ class BuildState:
         self.prune()
         fragments = list(self.fragments.values())
         html = [fragment.html for fragment in fragments]
-        encoded = [text.encode() for text in html]
+        sizes: list[int] = []
+
+        def encoded() -> Iterator[bytes]:  # one fragment's bytes at a time: a 64,000-post site's HTML is ~300 MB
+            for text in html:
+                data = text.encode()
+                sizes.append(len(data))
+                yield data
+
         for fragment in fragments:
             fragment.html = ""
         try:
             saved = {name: getattr(self, name) for name in _SAVED if name != "html_sizes"}
-            data = {"format": CACHE_FORMAT, **saved, "html_sizes": [len(b) for b in encoded]}
-            Signer.for_user().dump(self.path, data, b"".join(encoded))
+            Signer.for_user().dump(self.path, lambda: {"format": CACHE_FORMAT, **saved, "html_sizes": sizes}, encoded())
         finally:
             for fragment, text in zip(fragments, html, strict=True):
                 fragment.html = text

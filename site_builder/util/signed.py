@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import os
 import pickle
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -84,9 +85,10 @@ class Signer:
             os.close(fd)
         return cls(key)
 
-    def dump(self, path: Path, value: object, later: bytes = b"") -> None:
-        """The bytes `later`, then `value` pickled, into `path`, each through an HMAC (the pickle streamed: no copy of
-        it in memory), written beside it and renamed over it.
+    def dump(self, path: Path, value: object | Callable[[], object], later: Iterable[bytes] = ()) -> None:
+        """The bytes of `later`, then `value` pickled, into `path`, each through an HMAC (both streamed: no copy of
+        either in memory), written beside it and renamed over it. A callable `value` is called once `later` is
+        written (so it can hold what writing `later` found out, such as its pieces' sizes).
 
         Layout: MAGIC, the MAC of the first part (which covers the second part's MAC and length), the second
         part's MAC, its length, the second part (`later`), the first (`value`)."""
@@ -94,10 +96,11 @@ class Signer:
         with atomic_file(path) as fh:
             fh.write(MAGIC + bytes(_HEAD - len(MAGIC)))  # MACs and length filled in once the pickles are written
             second = _SigningWriter(fh, hmac.new(self.key, digestmod="sha256"))
-            second.write(later)
+            for piece in later:
+                second.write(piece)
             tail = second.mac.digest() + second.length.to_bytes(8, "big")
             first = _SigningWriter(fh, hmac.new(self.key, tail, digestmod="sha256"))
-            pickle.dump(value, first, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(value() if callable(value) else value, first, protocol=pickle.HIGHEST_PROTOCOL)
             fh.seek(len(MAGIC))
             fh.write(first.mac.digest() + tail)
 
