@@ -220,6 +220,13 @@ def test_pages_are_in_the_sitemap_but_in_no_list_or_feed(out):
             assert "Colophon" not in main.text and not main.select("a[href$='/about/'], a[href='/work/']"), rel
 
 
+def test_the_summary_line_counts_pages_apart_from_posts(tmp_path):
+    root = make_notes(tmp_path / "site")
+    for _ in ("cold", "nothing changed"):
+        proc = run_cli("build", "--source", str(root), check=True)
+        assert re.search(r"^built 7 posts and 4 pages into ", proc.stdout, re.M), proc.stdout
+
+
 def test_a_page_on_a_posts_permalink_is_an_error_at_its_line(tmp_path):
     root = make_site(tmp_path / "s")
     write_post(root, "p.md", "title: P\ndate: 2024-01-01\ntags: [t]")

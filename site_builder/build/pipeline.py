@@ -40,7 +40,7 @@ class BuildResult:
     """What a build did, for the CLI's summary line, the dev server and the benchmark."""
 
     output: Path
-    posts: int
+    posts: int  # published posts (the pages folder's pages: `standalone`)
     fragments_rendered: int
     pages: int  # files in the output
     pages_rendered: int  # pages whose template was rendered (the others had not changed)
@@ -56,6 +56,7 @@ class BuildResult:
     finish: Callable[[Callable[[], bool]], list[str]] | None = None  # serve: writes the feeds late, see incremental
     drafts_left_out: int = 0
     future_left_out: int = 0
+    standalone: int = 0  # published pages of the pages folder (`content/pages/about.md`)
 
 
 def build_site(
@@ -122,8 +123,9 @@ def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
     ctx.timings.lap("unchanged")
     update_search(ctx, changed=False)  # only when the index is missing
     return BuildResult(
-        ctx.output, len(site.posts), 0, len(state.pages), 0, 0, ctx.timings.total, ctx.timings.laps, site.runs, [],
+        ctx.output, site.post_count, 0, len(state.pages), 0, 0, ctx.timings.total, ctx.timings.laps, site.runs, [],
         state, warnings=ctx.warnings, drafts_left_out=site.drafts_left_out, future_left_out=site.future_left_out,
+        standalone=site.page_count,
     )  # fmt: skip
 
 
@@ -138,7 +140,7 @@ def summary_build(ctx: BuildContext, summary: Summary) -> BuildResult:
     return BuildResult(
         ctx.output, summary.posts, 0, len(summary.pages), 0, 0, ctx.timings.total, ctx.timings.laps, {}, [],
         BuildState(ctx.root / CACHE_FILE), warnings=ctx.warnings, drafts_left_out=summary.drafts,
-        future_left_out=summary.future,
+        future_left_out=summary.future, standalone=summary.standalone,
     )  # fmt: skip
 
 
@@ -198,7 +200,7 @@ def finish_build(
     state.warm.last = LastBuild(site.posts, site.rendered, site.runs)  # for the next build with this state kept warm
     return BuildResult(
         ctx.output,
-        len(site.posts),
+        site.post_count,
         site.fresh,
         len(writer.keys),
         written.pages_rendered,
@@ -213,4 +215,5 @@ def finish_build(
         len(previous - writer.keys.keys()),
         drafts_left_out=site.drafts_left_out,
         future_left_out=site.future_left_out,
+        standalone=site.page_count,
     )

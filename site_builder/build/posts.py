@@ -59,6 +59,16 @@ class SitePosts:
     drafts_left_out: int = 0  # not published: drafts (build with --drafts)
     future_left_out: int = 0  # not published: dated after now (build with --future)
 
+    @property
+    def post_count(self) -> int:
+        """Published posts, the pages of the pages folder (`content/pages/`) not counted."""
+        return sum(not p.page for p in self.posts)
+
+    @property
+    def page_count(self) -> int:
+        """Published pages of the pages folder."""
+        return sum(p.page for p in self.posts)
+
     def warnings(self) -> list[SiteWarning]:
         """The posts' problems that do not stop the build: their front matter's, then their fragments'."""
         return [w for p in self.posts for w in p.warnings] + [w for r in self.rendered.values() for w in r.warnings]

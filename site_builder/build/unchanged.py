@@ -39,6 +39,7 @@ class Summary:
     drafts: int  # left out
     future: int  # left out
     warnings: list[SiteWarning]  # the posts' and fragments' warnings, and those found after rendering
+    standalone: int = 0  # published pages of the pages folder
 
 
 def unchanged_since(ctx: BuildContext) -> Summary | None:
@@ -88,8 +89,8 @@ def save_summary(ctx: BuildContext, site: SitePosts) -> None:
     later = [r.post.date for r in records.values() if r.post.date > ctx.include.now]
     stamps = [f"{name}:{r.stamp[0]}:{r.stamp[1]}" for name, r in sorted(records.items())]
     summary = Summary(
-        _summary_key(ctx, stamps), min(later, default=None), images, list(ctx.state.pages), len(site.posts),
-        site.drafts_left_out, site.future_left_out, site.warnings() + ctx.state.site_warnings,
+        _summary_key(ctx, stamps), min(later, default=None), images, list(ctx.state.pages), site.post_count,
+        site.drafts_left_out, site.future_left_out, site.warnings() + ctx.state.site_warnings, site.page_count,
     )  # fmt: skip
     Signer.for_user().dump(ctx.root / SUMMARY_FILE, summary)
 

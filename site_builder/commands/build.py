@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
     written = result.files_changed - result.files_removed
     problems = problem_count(failed, len(sorted_warnings(result.warnings)))
     print(
-        f"built {count(result.posts, 'post')} into {result.output} in {result.seconds:.2f}s: "
+        f"built {count(result.posts, 'post')}"
+        + (f" and {count(result.standalone, 'page')}" if result.standalone else "")
+        + f" into {result.output} in {result.seconds:.2f}s: "
         f"{result.fragments_rendered} rendered, {count(result.pages_rendered, 'page')} rendered, "
         f"{count(written, 'file')} written, {result.files_removed} removed ({result.pages} files in all)"
         + (f", {count(result.images, 'image')} processed" if result.images else "")

@@ -232,7 +232,8 @@ def serve(
         site.indexer = parts.indexer = SearchIndexer(root, site.output, log)
         first = site.rebuild()
         if first is not None:
-            log(f"built {first.posts} posts in {first.seconds:.2f}s")
+            pages = f" and {first.standalone} page{'s' * (first.standalone != 1)}" if first.standalone else ""
+            log(f"built {first.posts} post{'s' * (first.posts != 1)}{pages} in {first.seconds:.2f}s")
         threading.Thread(target=site.warm_up, name="warm-up", daemon=True).start()
         parts.start(site, host, port)
         url = f"http://{host}:{parts.port}/"
