@@ -109,3 +109,24 @@ def test_the_line_naming_the_posts_from_the_cache():
     many = [run(f"p{i:02d}.md", True) for i in range(12)]
     assert cached_line(many, limit=3) == "12 posts from the cache: p00.md, p01.md, p02.md and 9 more"
     assert cached_count(runs) == " (2 from the cache)" and cached_count(runs[2:]) == ""
+
+
+def test_options_that_only_change_how_code_looks_run_nothing_again(tmp_path):
+    site = make_site(tmp_path / "site")
+    body = """
+        ```python {opts}
+        print(sum(range(10)))
+        ```
+
+        ```output
+        45
+        ```
+        """
+    post(site, body.replace("{opts}", ""))
+    assert post_line(check(site)).startswith(f"{REL}: ran (new): 1 passed"), "first run"
+    post(site, body.replace("{opts}", '{title="sum.py" linenos hl_lines="1"}'))
+    proc = check(site)
+    assert post_line(proc) == f"{REL}: cached: 1 passed, 0 failed, 0 skipped", out(proc)
+    post(site, body.replace("{opts}", '{title="sum.py" raises=ValueError}'))  # what the run must do: it runs again
+    proc = check(site)
+    assert proc.returncode == 1 and "ran (" in post_line(proc), out(proc)

@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from site_builder.models import ParsedPost
 
 
+RUN_OPTIONS = frozenset(["skip", "hide", "raises"])  # the fence options a run depends on (not title, linenos, ...)
+
+
 @dataclass
 class CodeBlock:
     """One block a post runs: where it is, what it runs, and what it must print or raise."""

@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from site_builder.execute.blocks import CodeBlock
+from site_builder.execute.blocks import RUN_OPTIONS, CodeBlock
 from site_builder.execute.settings import ExecSettings
 from site_builder.util.hashing import bytes_digest, content_key
 
@@ -27,10 +27,14 @@ def runner_digest() -> str:
 
 
 def blocks_json(blocks: list[CodeBlock]) -> str:
-    """The blocks without their line numbers: prose edited above a block moves it but does not change its run."""
-    return json.dumps(
-        [{k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")} for b in blocks], sort_keys=True
-    )
+    """The blocks without their line numbers (prose edited above a block moves it but does not change its run) and
+    without the options that only change how the code is shown (a new `title=` or `hl_lines` runs nothing again)."""
+    kept = []
+    for b in blocks:
+        fields = {k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")}
+        fields["options"] = {k: v for k, v in b.options.items() if k in RUN_OPTIONS}
+        kept.append(fields)
+    return json.dumps(kept, sort_keys=True)
 
 
 def imported_modules(blocks: list[CodeBlock], requires: list[str]) -> list[str]:
