@@ -167,6 +167,26 @@ def test_a_raw_cell_wins_over_metadata_and_its_keys_warn_at_their_cell_line(tmp_
     assert "metadata.site_builder is ignored" in proc.stderr
 
 
+@pytest.mark.parametrize("execute", [False, True])
+def test_a_notebooks_markdown_problems_warn_at_their_cell_and_line(tmp_path, execute):
+    root = make_site(tmp_path / "site")
+    front = FRONT.replace("---\n", "---\nexecute: true\n", 1) if execute else FRONT
+    cells = [
+        new_raw_cell(front),
+        new_markdown_cell("# Intro\n\nSome text.\n\nBad math: $\\frac{1}{$ here.\n\n![gone](nope.png)"),
+        new_code_cell("print(1)"),
+        new_markdown_cell("More\n\n```python {bogus}\nx = 1\n```"),
+    ]
+    write_notebook(root, cells)
+    where = "content/posts/nb.ipynb:"
+    for proc in (build(root), run_cli("check", "--source", str(root))):
+        assert proc.returncode == 0, proc.stderr
+        assert f"warning: {where}cell 4:line 3: unknown code block option 'bogus'" in proc.stderr
+    stderr = build(root, "--rerun").stderr
+    assert f"warning: {where}cell 2:line 5: cannot render math" in stderr
+    assert f"warning: {where}cell 2:line 7: image 'nope.png'" in stderr
+
+
 @pytest.mark.parametrize(
     ("front", "pattern"),
     [

@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
                     err(line)
         blocks = sum(r.count("passed") for r in result.runs.values())
         print(
-            f"ran code in {len(result.runs)} posts{cached_count(result.runs.values())}: {blocks} blocks passed, "
-            f"{failed} failed" + (" (shown in the pages: --keep-going)" if failed else "")
+            f"ran code in {count(len(result.runs), 'post')}{cached_count(result.runs.values())}: "
+            f"{blocks} blocks passed, {failed} failed" + (" (shown in the pages: --keep-going)" if failed else "")
         )
     if skipped := left_out(result.drafts_left_out, result.future_left_out):
         print(skipped)
