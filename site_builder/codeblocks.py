@@ -16,6 +16,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from site_builder.fasthtml import SpanFormatter, lexer_tokens, matches_pygments
 from site_builder.fastlex import speed_up
 from site_builder.fences import EXEC_LANGS, block_is_doctest, hl_lines
 from site_builder.images import clean_svg
@@ -45,7 +46,7 @@ def highlight_code(
     `doctest`: the copy button copies only the `>>>`/`...` lines, without their prompts; `checked`: its examples
     were checked at build time."""
     lexer = _lexer("pycon" if doctest else lang)  # a session, coloured as one; its class keeps the fence's language
-    body = highlight(code, lexer, _FORMATTER) if lexer else escape(code)
+    body = _highlighted(code, lexer) if lexer else escape(code)
     if lexer and not code.endswith("\n") and body.endswith("\n"):
         body = body[:-1]
     opts = options or {}
@@ -63,6 +64,19 @@ def highlight_code(
     bar = f'<div class="code-bar"><span class="code-title">{escape(title)}</span></div>' if title else ""
     checks = ' title="checked at build time"' if checked else ""
     return f'<div class="{box}"{checks}>{bar}<pre tabindex="0"><code{cls}>{body}</code></pre></div>\n'
+
+
+@lru_cache(maxsize=1)
+def _span_formatter() -> SpanFormatter | None:
+    """The one-pass formatter, if it writes what this Pygments' HtmlFormatter writes (else None: Pygments')."""
+    fast = SpanFormatter(_FORMATTER)
+    return fast if matches_pygments(fast, get_lexer_by_name("python", stripnl=False, ensurenl=False)) else None
+
+
+def _highlighted(code: str, lexer: Any) -> str:
+    """`pygments.highlight(code, lexer, _FORMATTER)`, byte for byte, through the one-pass formatter."""
+    fast = _span_formatter()
+    return fast.format(lexer_tokens(lexer, code)) if fast else highlight(code, lexer, _FORMATTER)
 
 
 def _lines(body: str, marked: set[int]) -> tuple[str, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from pygments.lexer import RegexLexer
@@ -98,6 +98,7 @@ def _first_of(op: str, av: Any) -> tuple[list[str] | None, bool]:
     return None, True  # back references, conditionals, anything new: it may start with anything
 
 
+@lru_cache(maxsize=4096)  # the rules a state includes are in other states too
 def _starts(pattern: re.Pattern[str]) -> Callable[[str], object] | None:
     """A test `char -> bool` for whether `pattern` may match starting with that character, or None when it can
     match the empty string (it is then tried before every character and at the end)."""
