@@ -77,7 +77,7 @@ def breakable(mathml: str) -> str:
     theme lays out inline: a line may end after any piece. A sign (`-x`, `(+1`, `= -1`) is not a break."""
     head, sep, rest = mathml.partition("<semantics><mrow>")
     body, end, tail = rest.rpartition("</mrow><annotation")
-    if head != "<math>" or not sep or not end:
+    if head != "<math>" or not sep or not end or not _BREAK_AFTER.search(body):  # (no operator: nothing to break)
         return mathml
     children, depth, start = [], 0, 0
     for tag in _TAG.finditer(body):

@@ -18,6 +18,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from site_builder.admonitions import admonitions_plugin
+from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
@@ -34,6 +35,8 @@ def heading_slug(text: str) -> str:
 
 def _gallery_rules(state: StateCore) -> None:
     """Mark images in galleries and lone captioned images as figures; attach gallery captions."""
+    if "![" not in state.src and "gallery" not in state.src:  # no image, no gallery: nothing to do (fast path)
+        return
     tokens = state.tokens
     depth = 0
     opened: list[tuple[Token, int]] = []  # open galleries and how many images they held when opened
@@ -74,19 +77,28 @@ def _gallery_rules(state: StateCore) -> None:
                 tokens[i + 1].meta["gallery_caption"] = True
                 tokens[i + 3].meta["gallery_caption"] = True
         elif tok.type == "paragraph_open" and i + 2 < len(tokens) and tokens[i + 1].type == "inline":
-            images = [c for c in tokens[i + 1].children or [] if c.type == "image"]
-            rest = [
-                c
-                for c in tokens[i + 1].children or []
-                if c.type not in ("image", "softbreak", "hardbreak")
-                and not (c.type == "text" and not c.content.strip())
-            ]
-            if images and not rest and (depth > 0 or len(images) == 1):
-                tok.hidden = tokens[i + 2].hidden = True
-                images_seen += len(images)
-                for img in images:
-                    img.meta["figure"] = True
-                    img.meta["in_gallery"] = depth > 0
+            images_seen += _mark_figures(tokens, i, depth > 0)
+
+
+def _mark_figures(tokens: list[Token], i: int, in_gallery: bool) -> int:
+    """The paragraph opening at `i`, if it holds only images (one, or any number in a gallery), as figures: how
+    many images it marked."""
+    children = tokens[i + 1].children or []
+    if "![" not in tokens[i + 1].content:  # fast path: no image
+        return 0
+    images = [c for c in children if c.type == "image"]
+    rest = [
+        c
+        for c in children
+        if c.type not in ("image", "softbreak", "hardbreak") and not (c.type == "text" and not c.content.strip())
+    ]
+    if not images or rest or not (in_gallery or len(images) == 1):
+        return 0
+    tokens[i].hidden = tokens[i + 2].hidden = True
+    for img in images:
+        img.meta["figure"] = True
+        img.meta["in_gallery"] = in_gallery
+    return len(images)
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
@@ -99,6 +111,8 @@ def line_lang(text: str) -> str:
 
 def _bilingual_rules(state: StateCore) -> None:
     """In a `::: bilingual` block, split each paragraph into lines, each with the language it is written in."""
+    if "bilingual" not in state.src:  # fast path
+        return
     depth = 0
     for i, tok in enumerate(state.tokens):
         if tok.type == "container_bilingual_open":
@@ -129,6 +143,8 @@ def _bilingual_rules(state: StateCore) -> None:
 
 def _inline_lines(state: StateCore) -> None:
     """Give inline math and images the line they are on, so errors can name it."""
+    if "$" not in state.src and "![" not in state.src:  # no math, no image (fast path)
+        return
     for tok in state.tokens:
         if tok.type == "inline" and tok.map:
             line = tok.map[0]
@@ -151,6 +167,8 @@ def _code_before(tokens: list[Token], i: int) -> Token | None:
 def _pair_outputs(state: StateCore) -> None:
     """Mark a python fence followed directly by an ```output fence (its expected stdout) and that output fence; in an
     `execute: true` post, an ```output fence that follows no python fence is a warning: nothing would check it."""
+    if "output" not in state.src:  # no ```output fence (fast path)
+        return
     tokens = state.tokens
     executes = getattr(state.env.get("post"), "execute", False)
     for i, tok in enumerate(tokens):
@@ -191,6 +209,8 @@ _FOREIGN_FENCE_OPTIONS = frozenset(["linenostart", "anchorlinenos", "lineanchors
 
 def _check_fence_options(state: StateCore) -> None:
     """A warning at its line for each fence option nobody reads (`{skpi}`): the block would silently run."""
+    if "{" not in state.src:  # no options (fast path)
+        return
     for tok in state.tokens:
         if tok.type != "fence" or "{" not in tok.info:
             continue
@@ -247,6 +267,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("other_tools", other_tools)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     md.core.ruler.push("fence_options", _check_fence_options)
+    speed_up(md)  # last: it indexes the rules registered above
     return md
 
 

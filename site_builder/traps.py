@@ -79,6 +79,8 @@ _OPTION_LINE = re.compile(r":([\w-]+):[ \t]*(.*)")
 
 def other_tools(state: StateCore) -> None:
     """The parse rule: warnings for what other tools read (once a kind per post), and code cells as python blocks."""
+    if "```" not in state.src and "~~~" not in state.src and "<!--" not in state.src:  # no fence, no comment
+        return
     executes = bool(getattr(state.env.get("post"), "execute", False))
     seen: set[str] = set()
 
