@@ -190,3 +190,20 @@ def test_a_file_edited_meanwhile_is_refused_and_kept(tmp_path, when):
         with pytest.raises(Changed, match=r"content/posts/x\.md changed while check ran"):
             write_update(planned)
     assert path.read_bytes() == edited
+
+
+def test_a_notebook_is_left_alone_and_its_stale_block_named_at_its_cell(tmp_path):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_raw_cell
+
+    root = make_site(tmp_path / "site")
+    path = root / "content" / "posts" / "nb.ipynb"
+    nb = new_notebook(cells=[new_raw_cell("---\ntitle: NB\ndate: 2024-01-01\nexecute: true\n---")])
+    nb.cells.append(new_code_cell(">>> x = 1\n>>> x + 1\n3"))
+    nbformat.write(nb, str(path))
+    before = path.read_bytes()
+    proc = check(root, "--update")
+    assert proc.returncode == 1, out(proc)
+    note = "content/posts/nb.ipynb:cell 2:line 2: not updated: check --update rewrites Markdown posts"
+    assert note in proc.stdout + proc.stderr, out(proc)
+    assert path.read_bytes() == before

@@ -84,8 +84,15 @@ def plan_update(post: Post, blocks: list[CodeBlock], run: PostRun) -> FileUpdate
     if bytes_digest(data) != post.digest:
         raise Changed(f"{post.rel} changed while its code ran; not updated (run check --update again)")
     update = FileUpdate(post, data, data, stamp)
-    lines = _split(data.decode("utf-8"))
     by_index = {b.index: b for b in blocks}
+    if post.cells is not None:  # a notebook: its stale blocks are named, at their cells; the JSON is left alone
+        for result in run.blocks:
+            block = by_index.get(result.index)
+            if block is not None and stale(result):
+                where = post.cells.at((result.error or {}).get("line") or block.line)
+                update.notes.append(f"{where}: not updated: check --update rewrites Markdown posts; edit this cell")
+        return update
+    lines = _split(data.decode("utf-8"))
     plans: list[BlockPlan] = []
     for result in run.blocks:
         block = by_index.get(result.index)
