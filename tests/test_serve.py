@@ -96,12 +96,12 @@ def browser():
     driver.quit()
 
 
-def article_text(browser) -> str:
-    """The article's text, or "" while the page is being replaced by a reload."""
+def article_text(browser, selector: str = "article") -> str:
+    """The text of the page's `selector` (its article), or "" while the page is being replaced by a reload."""
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
     try:
-        return browser.find_element("css selector", "article").text
+        return browser.find_element("css selector", selector).text
     except (StaleElementReferenceException, NoSuchElementException):
         return ""
 
@@ -225,7 +225,7 @@ def test_a_title_change_reloads_the_open_home_page(server, site, browser):
     browser.execute_script("window.__marker = 'old page';")
     post = site / "content" / "posts" / "hello.md"
     post.write_text(post.read_text().replace("title: Hello", "title: Hello again"))
-    wait_for(lambda: "Hello again" in browser.find_element("css selector", "main").text)
+    wait_for(lambda: "Hello again" in article_text(browser, "main"))  # the page reloads meanwhile
     assert browser.execute_script("return window.__marker") is None, "the home page was reloaded"
     assert "Hello again" in page_text(server, "/blog/")  # the archive too
     assert "Hello again" in page_text(server, "/blog/2024/other/")  # the neighbour's link
