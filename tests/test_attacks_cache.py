@@ -143,3 +143,39 @@ def test_a_damaged_summary_beside_the_cache_is_discarded_with_one_warning(site: 
     again = build(site)
     assert again.returncode == 0 and "ignored" not in again.stderr, again.stderr
     assert path.is_file() and path.read_bytes() != b"not a summary\n"
+
+
+def _build_as(site: Path, home: Path):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(home))
+    return subprocess.run(
+        [sys.executable, "-m", "site_builder", "build", "--source", str(site), "--output", str(site / "output")],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+
+
+def _pages(site: Path) -> dict[str, bytes]:
+    out = site / "output"
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.html"))}
+
+
+def test_compiled_templates_are_kept_signed_and_a_crafted_one_runs_no_code(site: Path, tmp_path: Path) -> None:
+    """The theme's compiled templates are kept in the user's cache folder (Jinja reads them with pickle and
+    marshal): a file there that this user's key did not sign is not read, and the pages come out the same."""
+    home = tmp_path / "home-cache"
+    assert _build_as(site, home).returncode == 0
+    kept = home / "site-builder" / "templates"
+    files = sorted(p for p in kept.iterdir() if not p.name.startswith("refs-"))
+    assert files and (kept.stat().st_mode & 0o777) == 0o700, "compiled templates kept, in a private folder"
+    assert any(p.name.startswith("refs-") for p in kept.iterdir()), "what each template names is kept too"
+    first = _pages(site)
+    marker = tmp_path / "pwned"
+    for path in kept.iterdir():  # every kept file replaced by a pickle that would run code, unsigned
+        path.write_bytes(bytes(32) + pickle.dumps(_Exploit(marker)))
+    (site / ".cache").rename(tmp_path / "old-cache")  # a cold build: every page rendered again
+    proc = _build_as(site, home)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert not marker.exists(), "a crafted compiled template ran"
+    assert _pages(site) == first
