@@ -179,3 +179,18 @@ def test_compiled_templates_are_kept_signed_and_a_crafted_one_runs_no_code(site:
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert not marker.exists(), "a crafted compiled template ran"
     assert _pages(site) == first
+
+
+def test_an_edited_template_is_compiled_again_and_its_kept_files_replaced(site: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home-cache"
+    own = site / "themes" / "default" / "templates"
+    own.mkdir(parents=True)
+    (own / "tags.html").write_text('{% extends "base.html" %}{% block main %}<p>first</p>{% endblock %}\n')
+    assert _build_as(site, home).returncode == 0
+    kept = home / "site-builder" / "templates"
+    count = len(list(kept.iterdir()))
+    for word in ("second", "third"):
+        (own / "tags.html").write_text('{% extends "base.html" %}{% block main %}<p>' + word + "</p>{% endblock %}\n")
+        assert _build_as(site, home).returncode == 0
+        assert f"<p>{word}</p>" in (site / "output" / "blog" / "tag" / "index.html").read_text()
+        assert len(list(kept.iterdir())) == count, "one kept file per template file, replaced when it changes"

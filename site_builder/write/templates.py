@@ -74,39 +74,38 @@ class SignedBytecodeCache(jinja2.BytecodeCache):
         self.folder = key_path().parent / "templates"
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            data = (self.folder / bucket.key).read_bytes()
-        except OSError:
-            return
-        mac, body = data[:32], data[32:]
-        if len(data) > 32 and hmac.compare_digest(mac, hmac.digest(self.key, body, "sha256")):
+        body = self._read(bucket.key)
+        if body is not None:
             bucket.bytecode_from_string(body)  # a stale one (another source, another Python) is dropped by Jinja
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        body = bucket.bytecode_to_string()
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            atomic_write(self.folder / bucket.key, hmac.digest(self.key, body, "sha256") + body)
-        except OSError:  # a read-only home: templates are compiled again next time
-            pass
+        self._write(bucket.key, bucket.bytecode_to_string())
 
-    def refs(self, source: str) -> frozenset[str | None] | None:
-        """The templates a template's `source` names, as an earlier run found them (None: not kept)."""
+    def refs(self, filename: str, source: str) -> frozenset[str | None] | None:
+        """The templates the template file names, as an earlier run found them in this `source` (None: not kept)."""
+        body = self._read(f"refs-{content_key(filename)}")
+        kept = json.loads(body) if body is not None else None
+        return frozenset(kept["refs"]) if kept and kept["source"] == content_key(source) else None
+
+    def keep_refs(self, filename: str, source: str, refs: frozenset[str | None]) -> None:
+        names = sorted(refs, key=lambda r: (r is None, r or ""))
+        body = json.dumps({"source": content_key(source), "refs": names}).encode()
+        self._write(f"refs-{content_key(filename)}", body)  # one file a template file: a new source replaces it
+
+    def _read(self, name: str) -> bytes | None:
+        """A kept file's contents, if this user's key signed them."""
         try:
-            data = (self.folder / f"refs-{content_key(source)}").read_bytes()
+            data = (self.folder / name).read_bytes()
         except OSError:
             return None
         mac, body = data[:32], data[32:]
-        if not hmac.compare_digest(mac, hmac.digest(self.key, body, "sha256")):
-            return None
-        return frozenset(json.loads(body))
+        return body if len(data) > 32 and hmac.compare_digest(mac, hmac.digest(self.key, body, "sha256")) else None
 
-    def keep_refs(self, source: str, refs: frozenset[str | None]) -> None:
-        body = json.dumps(sorted(refs, key=lambda r: (r is None, r or ""))).encode()
+    def _write(self, name: str, body: bytes) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            atomic_write(self.folder / f"refs-{content_key(source)}", hmac.digest(self.key, body, "sha256") + body)
-        except OSError:
+            atomic_write(self.folder / name, hmac.digest(self.key, body, "sha256") + body)
+        except OSError:  # a read-only home: the work is done again next time
             pass
 
 
@@ -190,11 +189,11 @@ def _references(env: jinja2.Environment, source: str, name: str, filename: str |
     """The templates `source` extends, includes or imports (None: a name computed at render time); kept beside the
     compiled templates, as parsing the theme for them cost a process ~40 ms."""
     kept = env.bytecode_cache if isinstance(env.bytecode_cache, SignedBytecodeCache) else None
-    refs = kept.refs(source) if kept else None
+    refs = kept.refs(filename or name, source) if kept else None
     if refs is None:
         refs = frozenset(jinja2.meta.find_referenced_templates(env.parse(source, name, filename)))
         if kept:
-            kept.keep_refs(source, refs)
+            kept.keep_refs(filename or name, source, refs)
     return refs
 
 
