@@ -70,9 +70,7 @@ def check_site(root: Path, options: ExecOptions) -> CheckReport:
     every = [parse_post(p) for p in posts]
     parsed = [pp for pp in every if pp.post.execute]
     warnings = [*config.warnings, *(w for p in posts for w in p.warnings)]
-    for pp in every:  # a notebook's at `nb.ipynb:cell 2:line 5`, as the build gives them
-        cells = pp.post.cells
-        warnings += [cells.warning(w) if cells else w for w in pp.env.get("warnings", [])]
+    warnings += [w for pp in every for w in pp.warnings()]
     runs = run_posts(parsed, config.root / EXEC_CACHE, options, config.exec)
     return CheckReport(runs, sorted_warnings(warnings), {pp.post.rel: pp for pp in parsed})
 

@@ -53,6 +53,13 @@ class ParsedPost:
     tokens: list[Token]
     env: dict[str, Any]
 
+    def warnings(self) -> list[SiteWarning]:
+        """What parsing (and rendering, once done) found wrong, each at its place: a notebook's at its cell
+        (`nb.ipynb:cell 2:line 5`), not at a line of the body made from its cells."""
+        found: list[SiteWarning] = self.env.get("warnings", [])
+        cells = self.post.cells
+        return [cells.warning(w) for w in found] if cells is not None else found
+
 
 @dataclass
 class ImageUse:

@@ -281,6 +281,6 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         math_count=env.get("math_count", 0),
         toc=toc,
         images=env.get("images", []),
-        warnings=env.get("warnings", []),
+        warnings=parsed.warnings(),
         unshown=env.get("unshown", []),
     )

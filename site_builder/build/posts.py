@@ -210,8 +210,6 @@ def render_unless_cached(
     from site_builder.render import render_parsed
 
     rendered = render_parsed(parsed or parse_post(post, ctx.content_dir, ctx.math_macros), hook)
-    if post.cells is not None:  # a notebook: its warnings at `nb.ipynb:cell 2:line 5`, not at a line of its JSON
-        rendered.warnings = [post.cells.warning(w) for w in rendered.warnings]
     if rendered.images or rendered.unshown:
         stamps = [(u.source, u.stamp) for u in rendered.images] + rendered.unshown
         key = content_key(key, *(f"{path}:{stamp}" for path, stamp in stamps))
