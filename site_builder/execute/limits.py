@@ -17,7 +17,7 @@ RUN_DIR_FILES = 10_000  # files and folders in the run directory
 RUN_DIR_BYTES = 1 << 30  # bytes on disk in the run directory
 WATCH_INTERVAL = 0.1  # seconds between two looks at a running post's processes and files
 # RLIMIT_LOCKS (10 on Linux; Python's resource module does not name it), shown as "Max file locks" in /proc
-_MARK_LIMIT: int | None = getattr(resource, "RLIMIT_LOCKS", 10) if sys.platform.startswith("linux") else None
+MARK_LIMIT: int | None = getattr(resource, "RLIMIT_LOCKS", 10) if sys.platform.startswith("linux") else None
 
 
 @dataclass

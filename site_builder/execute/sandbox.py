@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from site_builder.execute.isolation import enter_netns
 from site_builder.execute.limits import (
-    _MARK_LIMIT,
     FILE_SIZE_CAP,
+    MARK_LIMIT,
     WATCH_INTERVAL,
     Limits,
     prctl_function,
@@ -92,8 +92,8 @@ def _limits(limits: Limits, mark: int) -> Callable[[], None]:
                 os._exit(1)
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
-        if _MARK_LIMIT is not None:
-            resource.setrlimit(_MARK_LIMIT, (mark, mark))
+        if MARK_LIMIT is not None:
+            resource.setrlimit(MARK_LIMIT, (mark, mark))
         if limits.netns is not None:
             enter_netns(limits.netns)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_builder.execute.isolation import child_env
-from site_builder.execute.limits import _MARK_LIMIT, FILE_SIZE_CAP, Limits, prctl_function
+from site_builder.execute.limits import FILE_SIZE_CAP, MARK_LIMIT, Limits, prctl_function
 
 _HERE = Path(__file__).resolve().parent
 _FILES = ("forkserver.py", "runner.py", "isolation.py")
@@ -72,7 +72,7 @@ class Template:
             "memory": limits.memory,
             "fsize": FILE_SIZE_CAP,
             "mark": mark,
-            "mark_limit": _MARK_LIMIT,
+            "mark_limit": MARK_LIMIT,
             "netns": limits.netns,
         }
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

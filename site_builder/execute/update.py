@@ -70,6 +70,9 @@ class FileUpdate:
         return "\n".join(difflib.unified_diff(*strip, rel, f"{rel} (updated)", lineterm=""))
 
 
+_NOTEBOOK = "not updated: check --update rewrites Markdown posts; edit this cell"
+
+
 def stale(result: BlockResult) -> bool:
     """A block whose code ran as expected but printed something else than its output block or doctest says."""
     return result.status == "failed" and (result.error or {}).get("type") == "OutputMismatch"
@@ -85,22 +88,18 @@ def plan_update(post: Post, blocks: list[CodeBlock], run: PostRun) -> FileUpdate
         raise Changed(f"{post.rel} changed while its code ran; not updated (run check --update again)")
     update = FileUpdate(post, data, data, stamp)
     by_index = {b.index: b for b in blocks}
-    if post.cells is not None:  # a notebook: its stale blocks are named, at their cells; the JSON is left alone
-        for result in run.blocks:
-            block = by_index.get(result.index)
-            if block is not None and stale(result):
-                where = post.cells.at((result.error or {}).get("line") or block.line)
-                update.notes.append(f"{where}: not updated: check --update rewrites Markdown posts; edit this cell")
-        return update
     lines = _split(data.decode("utf-8"))
     plans: list[BlockPlan] = []
     for result in run.blocks:
         block = by_index.get(result.index)
         if block is None or not stale(result):
             continue
-        plan = _plan_block(lines, block, result)
+        # a notebook is not rewritten (its JSON is not the body its blocks come from): its stale blocks are named
+        plan = _plan_block(lines, block, result) if post.cells is None else _NOTEBOOK
         if isinstance(plan, str):
-            update.notes.append(f"{post.rel}:{(result.error or {}).get('line') or block.line}: {plan}")
+            line = (result.error or {}).get("line") or block.line
+            where = post.cells.at(line) if post.cells is not None else f"{post.rel}:{line}"
+            update.notes.append(f"{where}: {plan}")
         else:
             plans.append(plan)
     if not plans:
