@@ -85,6 +85,16 @@ class Signer:
             os.close(fd)
         return cls(key)
 
+    def sign(self, body: bytes) -> bytes:
+        """`body` behind its MAC, for a small file of bytes that is not a pickle (`unsign` reads it)."""
+        return hmac.digest(self.key, body, "sha256") + body
+
+    def unsign(self, data: bytes) -> bytes | None:
+        """The body of what `sign` made, or None when this key did not sign it (made elsewhere, or damaged)."""
+        mac, body = data[:_DIGEST], data[_DIGEST:]
+        ok = len(data) > _DIGEST and hmac.compare_digest(mac, hmac.digest(self.key, body, "sha256"))
+        return body if ok else None
+
     def dump(self, path: Path, value: object | Callable[[], object], later: Iterable[bytes] = ()) -> None:
         """The bytes of `later`, then `value` pickled, into `path`, each through an HMAC (both streamed: no copy of
         either in memory), written beside it and renamed over it. A callable `value` is called once `later` is

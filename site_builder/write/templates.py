@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hmac
 import json
 import os
 from datetime import datetime
@@ -70,7 +69,7 @@ class SignedBytecodeCache(jinja2.BytecodeCache):
     these files with pickle and marshal, so one this user's site-builder did not write is never read."""
 
     def __init__(self, signer: Signer) -> None:
-        self.key = signer.key
+        self.signer = signer
         self.folder = key_path().parent / "templates"
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
@@ -98,13 +97,12 @@ class SignedBytecodeCache(jinja2.BytecodeCache):
             data = (self.folder / name).read_bytes()
         except OSError:
             return None
-        mac, body = data[:32], data[32:]
-        return body if len(data) > 32 and hmac.compare_digest(mac, hmac.digest(self.key, body, "sha256")) else None
+        return self.signer.unsign(data)
 
     def _write(self, name: str, body: bytes) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            atomic_write(self.folder / name, hmac.digest(self.key, body, "sha256") + body)
+            atomic_write(self.folder / name, self.signer.sign(body))
         except OSError:  # a read-only home: the work is done again next time
             pass
 
