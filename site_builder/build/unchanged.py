@@ -61,11 +61,10 @@ def unchanged_since(ctx: BuildContext) -> Summary | None:
     warnings: list[SiteWarning] = []
     stamps = []
     for name in find_post_names(ctx.config, warnings):
-        try:
-            st = os.stat(name)
-        except OSError:
+        stamp = file_stamp(name)
+        if stamp is None:
             return None
-        stamps.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+        stamps.append(_post_stamp(name, stamp))
     if summary.key != _summary_key(ctx, stamps) or any(file_stamp(p) != stamp for p, stamp in summary.images):
         return None
     output = str(ctx.output)
@@ -87,7 +86,7 @@ def save_summary(ctx: BuildContext, site: SitePosts) -> None:
         return
     images = [(use.source, use.stamp) for f in shown for use in f.images] + [u for f in shown for u in f.unshown]
     later = [r.post.date for r in records.values() if r.post.date > ctx.include.now]
-    stamps = [f"{name}:{r.stamp[0]}:{r.stamp[1]}" for name, r in sorted(records.items())]
+    stamps = [_post_stamp(name, r.stamp) for name, r in sorted(records.items())]
     summary = Summary(
         _summary_key(ctx, stamps), min(later, default=None), images, list(ctx.state.pages), site.post_count,
         site.drafts_left_out, site.future_left_out, site.warnings() + ctx.state.site_warnings, site.page_count,
@@ -98,6 +97,11 @@ def save_summary(ctx: BuildContext, site: SitePosts) -> None:
 def forget_summary(ctx: BuildContext) -> None:
     """Before the state is saved: the summary describes the state saved before."""
     (ctx.root / SUMMARY_FILE).unlink(missing_ok=True)
+
+
+def _post_stamp(name: str, stamp: tuple[int, int]) -> str:
+    """A post file's part of the summary's key: the same text whether the stamp was just read or kept."""
+    return f"{name}:{stamp[0]}:{stamp[1]}"
 
 
 def _summary_key(ctx: BuildContext, stamps: Iterable[str]) -> str:

@@ -149,7 +149,7 @@ def remove_later(path: str | os.PathLike[str]) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def file_stamp(path: Path) -> tuple[int, int] | None:
+def file_stamp(path: str | os.PathLike[str]) -> tuple[int, int] | None:
     """(st_mtime_ns, st_size) of a file, None when it cannot be read: what says a file changed."""
     try:
         st = os.stat(path)
