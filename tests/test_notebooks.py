@@ -34,6 +34,11 @@ def png(width: int = 2, height: int = 1) -> str:
     return base64.b64encode(data).decode()
 
 
+def executing_front(title: str):
+    """A first raw cell of front matter for a notebook whose code runs."""
+    return new_raw_cell(f"---\ntitle: {title}\ndate: 2024-03-04\nexecute: true\n---")
+
+
 def write_notebook(root: Path, cells: list, name: str = "nb.ipynb", metadata: dict | None = None) -> Path:
     nb = new_notebook()
     nb.cells = cells
@@ -105,7 +110,7 @@ def test_a_notebook_with_a_raw_yaml_cell_is_a_post_with_its_markdown_math_attach
 def test_an_executed_notebook_reports_a_failing_cell_at_its_cell_and_line(tmp_path):
     root = make_site(tmp_path / "site")
     cells = [
-        new_raw_cell("---\ntitle: Fails\ndate: 2024-03-04\nexecute: true\n---"),
+        executing_front("Fails"),
         new_markdown_cell("Some text\nover two lines."),
         new_code_cell("x = 1\n1 / 0"),
     ]
@@ -125,7 +130,7 @@ def test_an_executed_notebook_shows_live_outputs_not_stored_ones_and_check_count
     root = make_site(tmp_path / "site")
     stale = [new_output("stream", name="stdout", text="STALE OUTPUT\n")]
     cells = [
-        new_raw_cell("---\ntitle: Runs\ndate: 2024-03-04\nexecute: true\n---"),
+        executing_front("Runs"),
         new_code_cell("def f(x):\n    return x * 21", outputs=stale),
         new_markdown_cell("Then:"),
         new_code_cell("print('live output')\nf(2)", outputs=stale),
@@ -282,7 +287,7 @@ def test_pytest_collects_an_executing_notebook_by_cell_and_counts_as_check_does(
 
     root = make_site(tmp_path / "site")
     cells = [
-        new_raw_cell("---\ntitle: Runs\ndate: 2024-03-04\nexecute: true\n---"),
+        executing_front("Runs"),
         new_code_cell("x = 20\nprint(x + 1)"),
         new_markdown_cell("Then:"),
         new_code_cell("y = x * 2\nassert y == 41, y"),
