@@ -119,8 +119,11 @@ def processes_with_arg(arg: str, first: bool = False) -> list[int]:
 @contextlib.contextmanager
 def serve_folder(folder: Path) -> Iterator[str]:
     """A built site's folder served over HTTP on 127.0.0.1, quietly, for a browser: its address."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *a: None  # type: ignore[method-assign]
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
