@@ -2,7 +2,7 @@
 (../shared/corpus/feeds) imported and built as a new user would. Their text is not the bundled site's: summaries full
 of code identifiers with no place to break (`currentList.outlines[outlinesIndex]...`), a short site title, a
 `<video>` wider than a phone. No page may scroll sideways at 360 px, and the header keeps the search box and the
-theme button together whatever the title's length."""
+theme button together whatever the title's length (short, or long enough to wrap on a phone)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("real-world")
     return {
         "haoxiansen": imported_site(base / "hao", FEEDS["haoxiansen"], "Hao's notes"),
-        "jakevdp": imported_site(base / "jake", FEEDS["jakevdp"], "Pythonic Perambulations"),
+        "jakevdp": imported_site(base / "jake", FEEDS["jakevdp"], "Pythonic Perambulations, a blog of Python and science")  # long,
     }
 
 
@@ -91,7 +91,13 @@ def test_the_header_keeps_search_and_theme_button_together_with_a_short_title(si
         assert search["top"] < toggle["bottom"] and toggle["top"] < search["bottom"], (search, toggle)  # one row
         assert toggle["left"] > search["right"], (search, toggle)  # the button right after the box
         assert toggle["right"] >= nav["right"] - 1, (toggle, nav)  # at the right edge, under the links' end
+
+
+@pytest.mark.parametrize("name", ["haoxiansen", "jakevdp"])
+def test_on_a_phone_the_theme_button_stays_beside_a_short_or_long_title(sites, browser, name):
+    with serve_folder(sites[name]) as url:
         emulate(browser, 360)
         browser.get(url + "/")
         title, toggle = _box(browser, ".site-title"), _box(browser, ".theme-toggle")
         assert toggle["top"] < title["bottom"] and title["top"] < toggle["bottom"], (title, toggle)  # beside it
+        assert toggle["left"] > title["right"], (title, toggle)
