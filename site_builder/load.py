@@ -166,7 +166,7 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
 
 def _page_pattern(path: Path, cfg: SiteConfig) -> str:
     """A page's permalink pattern: its folder in the pages folder, then its slug (`pages/a/b.md` -> /a/b/)."""
-    folder = _relative(path.parent, cfg.root / cfg.pages_dir)
+    folder = _relative(path.parent, cfg.pages_path)
     return "/" + "".join(f"{part}/" for part in (folder.parts if folder else ())) + ":slug/"
 
 
@@ -202,14 +202,14 @@ def split_lang_suffix(stem: str, cfg: SiteConfig) -> tuple[str, str | None]:
 
 def _translation_key(path: Path, stem: str, cfg: SiteConfig, page: bool = False) -> str:
     """Files named alike but for the language suffix are translations of each other: key = their shared path."""
-    folder = _relative(path.parent, cfg.root / (cfg.pages_dir if page else cfg.posts_dir))
+    folder = _relative(path.parent, cfg.pages_path if page else cfg.posts_path)
     return ((folder if folder is not None else path.parent) / stem).as_posix()
 
 
 def _is_page(path: Path, cfg: SiteConfig) -> bool:
     """Whether a post file is in the pages folder; one named in the posts folder (and not in the pages folder) as
     written is not, without resolving its path (file system calls: a quarter of loading a post)."""
-    posts, pages = cfg.root / cfg.posts_dir, cfg.root / cfg.pages_dir
+    posts, pages = cfg.posts_path, cfg.pages_path
     if ".." not in path.parts and path.is_relative_to(posts) and not path.is_relative_to(pages):
         return False
     return _relative(path, pages) is not None

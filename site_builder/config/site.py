@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +105,15 @@ class SiteConfig:
     def base_path(self) -> str:
         """The path the site is served under (`/blog` for `https://user.github.io/blog/`), "" at a domain's root."""
         return urlsplit(self.url).path.rstrip("/")
+
+    @functools.cached_property
+    def posts_path(self) -> Path:
+        """`root / posts_dir`, made once (loading a post asks for it several times)."""
+        return self.root / self.posts_dir
+
+    @functools.cached_property
+    def pages_path(self) -> Path:
+        return self.root / self.pages_dir
 
     @property
     def theme_dir(self) -> Path:

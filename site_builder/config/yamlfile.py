@@ -40,14 +40,23 @@ MAX_DEPTH = 100  # lists and mappings inside each other (deeper ones break pickl
 
 def read_limited(path: Path, rel: str, what: str) -> bytes:
     """A file's bytes; one over MAX_FILE_BYTES is an error before it is read (`what`: "a post" names it)."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        data = fh.read(MAX_FILE_BYTES + 1) if size <= MAX_FILE_BYTES else b""
-        if size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
-            mb = max(size, len(data)) / 2**20
-            limit = MAX_FILE_BYTES // 2**20
-            raise SiteError(f"{what.split()[-1]} is {mb:.1f} MB, more than the {limit} MB {what} may be", rel, 1)
-    return data
+    fd = os.open(path, os.O_RDONLY)  # not open(): its buffered file object costs 5x the read of a small post
+    try:
+        size = os.fstat(fd).st_size
+        chunks, total = [], 0
+        while size <= MAX_FILE_BYTES and total <= MAX_FILE_BYTES:  # to the end, which may have moved since fstat
+            chunk = os.read(fd, max(size + 1 - total, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES or total > MAX_FILE_BYTES:
+        mb = max(size, total) / 2**20
+        limit = MAX_FILE_BYTES // 2**20
+        raise SiteError(f"{what.split()[-1]} is {mb:.1f} MB, more than the {limit} MB {what} may be", rel, 1)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 class YamlLimit(yaml.YAMLError):
