@@ -119,6 +119,7 @@ def processes_with_arg(arg: str, first: bool = False) -> list[int]:
 @contextlib.contextmanager
 def serve_folder(folder: Path) -> Iterator[str]:
     """A built site's folder served over HTTP on 127.0.0.1, quietly, for a browser: its address."""
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
             pass

@@ -38,7 +38,9 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("real-world")
     return {
         "haoxiansen": imported_site(base / "hao", FEEDS["haoxiansen"], "Hao's notes"),
-        "jakevdp": imported_site(base / "jake", FEEDS["jakevdp"], "Pythonic Perambulations, a blog of Python and science")  # long,
+        "jakevdp": imported_site(
+            base / "jake", FEEDS["jakevdp"], "Pythonic Perambulations, a blog of Python and science"
+        ),  # long,
     }
 
 
