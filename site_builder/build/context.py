@@ -149,7 +149,8 @@ def _keyed(state: BuildState, loading_key: str) -> BuildState:
 
 
 def site_key(config: SiteConfig, theme: Theme, files: list[ThemeFile]) -> str:
-    settings = {k: v for k, v in vars(config).items() if k != "root"}
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name != "root"}  # not the
+    # values SiteConfig keeps once computed (posts_path): a key of the settings alone
     digest = _theme_digest(theme, files)
     return content_key(__version__, RENDER_VERSION, repr(sorted(settings.items(), key=str)), digest)
 
