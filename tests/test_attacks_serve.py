@@ -470,3 +470,11 @@ def test_sigterm_with_open_streams_and_slow_clients_exits_cleanly(site: Path) ->
         for s in streams + slow:
             s.close()
         srv.stop()
+
+
+def test_the_first_build_is_announced_once_and_later_ones_as_rebuilds(server: Serve, site: Path) -> None:
+    start = server.output_text()
+    assert re.search(r"^built 2 posts in \d+\.\d\ds$", start, re.M), start
+    assert "rebuilt" not in start, start  # the first build is not a rebuild, nor said twice
+    write_post(site, "hello.md", "title: Hello\ndate: 2025-01-02\ntags: [a]", "The second version.\n")
+    wait_for(lambda: "rebuilt in" in server.output_text(), timeout=20)

@@ -117,7 +117,8 @@ class DevSite:
             what = f"{len(paths)} files changed" if paths else "nothing changed"
             trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
             early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
-            self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
+            if self.builds:  # the first build is announced by serve as "built N posts in Xs"
+                self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
             if paths and self.indexer is not None:
                 self.indexer.poke()
             self.builds += 1
