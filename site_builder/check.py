@@ -12,6 +12,7 @@ from site_builder.errors import SiteWarning, sorted_warnings
 from site_builder.execute import run_posts
 from site_builder.execute.options import ExecOptions
 from site_builder.execute.results import PostRun
+from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info
 from site_builder.load import load_posts
 from site_builder.models import ParsedPost
 from site_builder.parse import parse_post
@@ -29,6 +30,8 @@ class CheckReport:
     runs: dict[str, PostRun]
     warnings: list[SiteWarning] = field(default_factory=list)
     parsed: dict[str, ParsedPost] = field(default_factory=dict)  # by post path: what each run was made from
+    not_run: dict[str, bool] = field(default_factory=dict)  # posts without `execute: true` that have python blocks:
+    # whether one is a doctest session (`>>>`), by post path
 
     def total(self, status: str) -> int:
         return sum(run.count(status) for run in self.runs.values())
@@ -72,7 +75,31 @@ def check_site(root: Path, options: ExecOptions) -> CheckReport:
     warnings = [*config.warnings, *(w for p in posts for w in p.warnings)]
     warnings += [w for pp in every for w in pp.warnings()]
     runs = run_posts(parsed, config.root / EXEC_CACHE, options, config.exec)
-    return CheckReport(runs, sorted_warnings(warnings), {pp.post.rel: pp for pp in parsed})
+    idle = {pp.post.rel: doctest for pp in every if not pp.post.execute and (doctest := _python(pp)) is not None}
+    return CheckReport(runs, sorted_warnings(warnings), {pp.post.rel: pp for pp in parsed}, dict(sorted(idle.items())))
+
+
+def _python(parsed: ParsedPost) -> bool | None:
+    """Whether a post's python blocks hold a doctest session (`>>> ` prompts); None: it has no python block."""
+    langs = [(tok, fence_info(tok.info)[0]) for tok in parsed.tokens if tok.type == "fence"]
+    found = [block_is_doctest(tok, lang) for tok, lang in langs if lang in EXEC_LANGS]
+    return any(found) if found else None
+
+
+def nothing_ran(report: CheckReport) -> str | None:
+    """What `check` says when no post executes (a blog just imported): what `execute: true` would run. None when
+    some post ran."""
+    if report.runs:
+        return None
+    line = "note: no post has `execute: true` in its front matter, so no code ran"
+    if not report.not_run:
+        return line
+    doctests = [rel for rel, doctest in report.not_run.items() if doctest]
+    line += f"; with it, the python blocks of {len(report.not_run)} post{'s' * (len(report.not_run) != 1)} would run"
+    if doctests:
+        shown = ", ".join(doctests[:3]) + (f" and {len(doctests) - 3} more" if len(doctests) > 3 else "")
+        line += f", and the doctest sessions (>>>) in {shown} would be checked"
+    return line
 
 
 @dataclass

@@ -80,6 +80,16 @@ def test_check_with_nothing_to_run(tmp_path):
     proc = check(site)
     assert proc.returncode == 0, out(proc)
     assert summary(proc) == "0 passed, 0 failed"
+    note = "note: no post has `execute: true` in its front matter, so no code ran"
+    assert f"{note}; with it, the python blocks of 1 post would run\n" in proc.stderr, out(proc)
+    exec_post(site, "repl.md", "```python\n>>> 1 + 1\n2\n```\n", execute=False)  # an imported REPL session
+    proc = check(site)
+    assert "the python blocks of 2 posts would run, and the doctest sessions (>>>) in content/posts/repl.md would" in (
+        proc.stderr
+    ), out(proc)
+    exec_post(site, "good.md", GOOD)  # once a post runs, nothing to say
+    proc = check(site)
+    assert summary(proc) == "1 passed, 0 failed" and "note:" not in proc.stderr, out(proc)
 
 
 def test_check_rejects_bad_exec_settings(tmp_path):

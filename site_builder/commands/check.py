@@ -10,7 +10,7 @@ from site_builder.errors import problem_count
 
 
 def run(args: argparse.Namespace) -> int:
-    from site_builder.check import UpdateReport, check_site, update_site, write_json
+    from site_builder.check import UpdateReport, check_site, nothing_ran, update_site, write_json
     from site_builder.execute.report import cached_line, failure_lines
 
     site_root(args.source, "build")
@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
         err(note)
     for refused in update.refused:
         err(f"error: {refused}")
+    if idle := nothing_ran(report):
+        err(idle)
     if cached := cached_line(report.runs.values()):
         print(cached)
     if args.update:
