@@ -1,8 +1,10 @@
 """The search index: built by every build that changed the site, not by one that changed nothing, gone with
-`search: false`; a Chinese word and an English word each find their post in the index Pagefind wrote."""
+`search: false`; a Chinese word and an English word each find their post in the index Pagefind wrote; a formula is
+in it as its TeX; a site with no post is indexed all the same."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -64,3 +66,25 @@ def test_search_must_be_true_or_false(site: Path):
     (site / "site.yml").write_text("title: T\nsearch: nope\n")
     proc = run_cli("build", "--source", str(site))
     assert proc.returncode == 1 and "site.yml:2: setting 'search' must be true or false" in proc.stderr, proc.stderr
+
+
+def indexed_text(output: Path) -> str:
+    """The text of every page in the index (Pagefind's fragments: gzip, a marker, then JSON)."""
+    fragments = (output / "pagefind" / "fragment").glob("*.pf_fragment")
+    return " ".join(json.loads(gzip.decompress(f.read_bytes())[12:])["content"] for f in fragments)
+
+
+def test_a_formula_is_indexed_as_its_tex_not_as_its_mathml_symbols(site: Path):
+    write_post(site, "energy.md", "title: Energy\ndate: 2024-01-03", "Mass is energy: $E = mc^2$, said Einstein.\n")
+    proc = build(site)
+    assert "search index" not in proc.stderr, proc.stderr
+    text = indexed_text(site / "output")
+    assert "Mass is energy: E = mc^2, said Einstein." in text and "mc2" not in text
+    assert "Workers spill objects to disk" in text and "学习" in text
+
+
+def test_a_site_with_no_post_is_indexed_all_the_same(tmp_path: Path):
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\n")
+    proc = build(root)
+    assert "search index" not in proc.stderr, proc.stderr
+    assert (root / "output" / ENTRY).is_file()
