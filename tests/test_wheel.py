@@ -59,7 +59,7 @@ def test_the_wheel_carries_the_theme_and_scripts_and_a_license(installed: Path) 
     assert not where.startswith(str(REPO)), where
     assert license_ == "MIT"
     for needed in ("themes/default/templates/base.html", "themes/default/i18n/zh.yml", "server/livereload.js",
-                   "themes/default/static/css/site.css", "starter/site.yml", "starter/github/site.yml"):  # fmt: skip
+                   "themes/default/static/css/site.css", "starter/site.yml", "starter/github/site.yml", "starter/requirements.txt"):  # fmt: skip
         assert any(f.endswith(needed) for f in files), f"{needed} is not in the wheel"
     assert _run(installed / "site-builder", "--version", env=_clean_env()).startswith("site-builder ")
 
@@ -71,6 +71,11 @@ def test_init_build_check_and_serve_from_an_empty_directory(installed: Path, tmp
     assert (site / ".github" / "workflows" / "site.yml").is_file()
     workflow = (site / ".github" / "workflows" / "site.yml").read_text(encoding="utf-8")
     assert "site-builder check --strict" in workflow and "site-builder build --strict" in workflow
+    # setup-python's `cache: pip` fails a run without a dependency file: the workflow installs from one, pinned
+    version = _run(installed / "site-builder", "--version", env=env).split()[-1]
+    wanted = [line for line in (site / "requirements.txt").read_text(encoding="utf-8").splitlines() if line[:1] != "#"]
+    assert wanted == [f"site-builder=={version}"], wanted
+    assert "pip install -r requirements.txt" in workflow and "cache-dependency-path: requirements.txt" in workflow
     _run(installed / "site-builder", "build", "--strict", cwd=site, env=env)  # as the starter workflow runs them
     page = (site / "output" / "blog").rglob("index.html")
     assert any("Hello, world" in p.read_text(encoding="utf-8") for p in page)

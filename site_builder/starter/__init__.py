@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 
+from site_builder import __version__
 from site_builder.config import Language
 from site_builder.errors import SiteError
 
@@ -27,6 +28,7 @@ STARTERS = (
     Starter("content/posts/hello-world.zh.md", "posts/hello-world.zh.md", only_with="zh"),
     Starter("content/posts/checked-code.md", "posts/checked-code.md"),
     Starter(".github/workflows/site.yml", "github/site.yml"),
+    Starter("requirements.txt", "requirements.txt"),
 )
 
 
@@ -51,6 +53,7 @@ def init_site(target: Path, langs: list[str], title: str | None = None) -> list[
         "lang": langs[0],
         "date": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         "languages": _languages_block(langs),
+        "version": __version__,
     }
     starter = resources.files("site_builder") / "starter"
     written = []
