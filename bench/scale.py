@@ -10,7 +10,8 @@ kinds of pages (one per post, home pages of 10, tag pages, an RSS feed; Hugo doe
 rebuild with nothing changed is a whole build, as Hugo has no incremental build from the command line. Peak RSS
 is the largest process of a build (os.wait4). The ratios come from this one run on this one machine.
 The main columns build without the search index (`search: false`: Hugo makes none); `+search` is one more cold
-build with Pagefind indexing the site (up to 16,000 posts), and `x` its ratio to the cold build without.
+build with Pagefind indexing the site (up to 16,000 posts), and `x` its ratio to the cold build without;
+bench/search.py times Pagefind alone on the same output, as the site runs it and as Pagefind does by default.
 """
 
 from __future__ import annotations
