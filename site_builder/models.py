@@ -76,7 +76,7 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "19"
+RENDER_VERSION = "20"
 
 
 @dataclass
@@ -92,6 +92,7 @@ class Rendered:
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
     unshown: list[Any] = field(default_factory=list)  # (path, stamp or None) of each local image it could not show
+    excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py); "" for one with a summary
 
 
 @dataclass

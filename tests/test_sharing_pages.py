@@ -308,3 +308,25 @@ def served(out) -> Iterator[str]:
 @pytest.mark.parametrize("width", [1280, 360])
 def test_no_axe_violations_on_a_page_a_tag_page_and_a_post_with_related_posts(served, width, mode):
     assert not axe_violations(served, ["/about/", "/zh/about/", "/blog/tag/x/", "/blog/2024/a/"], width, mode)
+
+
+# --- excerpts: what lists show of a post without a summary --------------------------------------------------------
+
+
+def test_a_post_without_summary_is_listed_with_its_first_words_or_what_comes_before_more(tmp_path):
+    root = make_site(tmp_path / "site")
+    long = "Word " * 80
+    write_post(root, "plain.md", "title: Plain\ndate: 2024-03-01", f"Short.\n\n{long}\n\nNever shown.\n")
+    write_post(root, "cut.md", "title: Cut\ndate: 2024-02-01", "One *two*.\n\nThree.\n\n<!--more-->\n\nHidden.\n")
+    write_post(root, "own.md", "title: Own\ndate: 2024-01-01\nsummary: Its own words.", "Not these.\n")
+    run_cli("build", "--source", str(root), check=True)
+    home = BeautifulSoup((root / "output/index.html").read_text(encoding="utf-8"), "html.parser")
+    cards = {c.h2.a.text: c.select_one(".summary") for c in home.select("article.card")}
+    plain = cards["Plain"].text
+    assert plain.startswith("Short. Word Word") and plain.endswith("Word…") and len(plain) <= 201, plain
+    assert cards["Cut"].text == "One two. Three.", "everything before <!--more-->, and nothing after"
+    assert cards["Own"].text == "Its own words.", "a summary in the front matter wins"
+    cut = soup(root / "output", "/blog/2024/cut/")
+    assert meta(cut, "og:description") == "One two. Three.", "link previews say the same"
+    feed = (root / "output/feed.xml").read_text(encoding="utf-8")
+    assert feed.count("<summary") == 1 and "Its own words." in feed, "a feed's summaries: the front matter's only"

@@ -97,4 +97,5 @@ def _refresh(memo: AssembleMemo, view: PostView, change: PostChange) -> None:
     view.__post_init__()
     view.__dict__.pop("_feed", None)
     view.__dict__.pop("_card", None)
+    view.__dict__.pop("_link", None)
     memo.views[id(change.new)] = view

@@ -32,7 +32,8 @@ class PostView:
     def __post_init__(self) -> None:  # plain attributes: templates read them thousands of times
         p = self.post
         self.title, self.date, self.updated, self.tags = p.title, p.date, p.updated, p.tags
-        self.lang, self.summary, self.url, self.id, self.meta = p.lang, p.summary, p.permalink, p.id, p.meta
+        self.lang, self.url, self.id, self.meta = p.lang, p.permalink, p.id, p.meta
+        self.summary = p.summary or self.rendered.excerpt  # without one, the start of the text (`excerpt.py`)
 
     @property
     def html(self) -> str:
@@ -106,9 +107,19 @@ def card(view: PostView) -> str:
     if card is None:
         p = view.post
         card = view.__dict__["_card"] = repr(
-            (p.permalink, p.title, p.date.isoformat(), p.summary, tuple(p.tags), p.lang, view.reading_minutes)
+            (p.permalink, p.title, p.date.isoformat(), view.summary, tuple(p.tags), p.lang, view.reading_minutes)
         )
     return card
+
+
+def link(view: PostView) -> str:
+    """What a post's page shows of another post it links to (its neighbours, related posts and translations: their
+    address, title, date and language, not their summary), as one string for page keys (computed once per view)."""
+    found = view.__dict__.get("_link")
+    if found is None:
+        p = view.post
+        found = view.__dict__["_link"] = repr((p.permalink, p.title, p.date.isoformat(), p.lang))
+    return found
 
 
 def feed_part(view: PostView) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from site_builder.assemble.model import PostView, card, out_path, page_key, reading_minutes
+from site_builder.assemble.model import PostView, link, out_path, page_key, reading_minutes
 from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
 from site_builder.models import Page, Post, Rendered
@@ -106,7 +106,7 @@ def alternates(config: SiteConfig, current: str, urls: dict[str, str]) -> list[d
 
 def post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
     """A post's page (with its neighbours and related posts), or a page of the pages folder (`page.html`)."""
-    neighbours = tuple(card(v) if v else None for v in (view.prev, view.next, *view.related))
+    neighbours = tuple(link(v) if v else None for v in (view.prev, view.next, *view.related))
     others = alternates(config, view.home_lang, {v.home_lang: v.url for v in [view, *view.translations]})
     context = {"post": view, "page_title": view.post.title, "ui": config.lang(view.home_lang), "alternates": others}
     if view.post.page:
@@ -116,6 +116,6 @@ def post_page(config: SiteConfig, view: PostView, site_key: str) -> Page:
         "page.html" if view.post.page else "post.html",
         context,
         key=page_key(
-            site_key, "post", view.post.digest, view.key, neighbours, others, [card(v) for v in view.translations]
+            site_key, "post", view.post.digest, view.key, neighbours, others, [link(v) for v in view.translations]
         ),
     )

@@ -78,7 +78,13 @@ FRONT_MATTER_KEYS = (
     Key("slug", (str,), "the file name", "the `:slug` of the permalink pattern"),
     Key("permalink", (str,), "site.yml `permalink`", "the post's URL"),
     Key("id", (str,), "its absolute URL", "Atom entry id; imported posts keep the original one"),
-    Key("summary", (str,), "", "shown in lists and the feed"),
+    Key(
+        "summary",
+        (str,),
+        "",
+        "shown in lists, link previews and the feed; without it, lists and previews show the start of the text "
+        "(or what comes before a `<!--more-->` line)",
+    ),
     Key("author", (str,), "site.yml `author`", "the post's author in the feed"),
     Key("translation_key", (str,), "the path without `.LANG`", "posts sharing it are one post in several languages"),
     Key("draft", (bool,), False, "true: not built, not in feeds"),

@@ -12,12 +12,9 @@ from urllib.parse import urljoin
 import markupsafe
 
 from site_builder.config import SiteConfig
+from site_builder.excerpt import excerpt
 
 _FIRST_IMG = re.compile(r"<img\s[^>]*?\bsrc=\"([^\"]+)\"")
-_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
-_TAG = re.compile(r"<[^>]*>")
-_SPACE = re.compile(r"\s+")
-DESCRIPTION_CHARS = 200
 
 
 @dataclass
@@ -43,20 +40,8 @@ def absolute_image(config: SiteConfig, permalink: str, src: str) -> str:
 
 
 def description(view: Any) -> str:
-    """The post's summary, else the start of its first paragraphs (at most about DESCRIPTION_CHARS characters)."""
-    if view.summary:
-        return str(view.summary)
-    text = ""
-    for m in _PARAGRAPH.finditer(view.html):  # a short first paragraph ("Background") says little: read on
-        text = f"{text} {_SPACE.sub(' ', html.unescape(_TAG.sub('', m[1]))).strip()}".strip()
-        if len(text) >= DESCRIPTION_CHARS // 2:
-            break
-    if len(text) > DESCRIPTION_CHARS:
-        cut = (
-            text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0] if " " in text[:DESCRIPTION_CHARS] else text[:DESCRIPTION_CHARS]
-        )
-        text = cut.rstrip(",;:.") + "…"
-    return text
+    """The post's summary, else its excerpt (`excerpt.py`: what lists show of a post without one)."""
+    return str(view.summary) if view.summary else excerpt(view.html)
 
 
 def script_json(data: object) -> markupsafe.Markup:
