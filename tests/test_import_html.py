@@ -55,6 +55,21 @@ def test_headings_emphasis_links_lists_quotes():
     )
 
 
+def test_a_list_item_that_starts_with_code_keeps_the_code_inside_it():
+    # jekyll-feed (haoxiansen): <li> holding only a Rouge block; the item was left empty and the code fell out of
+    # the list (an ordered list then started again at 2)
+    rouge = '<div class="language-shell highlighter-rouge"><div class="highlight"><pre class="highlight"><code>{}\n</code></pre></div></div>'
+    out, _ = md(
+        f"<ul><li><p>Install</p><ul><li>{rouge.format('brew tap x')}</li><li>{rouge.format('brew update')}</li></ul>"
+        f"</li></ul><ol><li>{rouge.format('make')}</li><li>then this</li></ol>"
+    )
+    page = render(out)
+    items = [li.find("pre", recursive=False) or li.find("div", recursive=False) for li in page.select("ul ul > li")]
+    assert [i.get_text() if i else None for i in items] == ["brew tap x\n", "brew update\n"], out
+    assert len(page.select("ol")) == 1 and page.select_one("ol > li:first-child pre").get_text() == "make\n", out
+    assert "ol start" not in str(page), out
+
+
 def test_markdown_specials_in_text_are_escaped_minimally():
     out, _ = md(
         "<p>Costs $5, a*b, _x_, snake_case, [a](b), &lt;div&gt;, C:\\dir, 5 * 3, [1, 2]</p>"

@@ -160,9 +160,15 @@ def substitute_blocks(text: str, blocks: list[tuple[str, str]]) -> str:
         prefix = m.group("prefix")
         indent = re.match(r"[ >]*", prefix).group()  # type: ignore[union-attr]  # always matches
         body = substitute_blocks(blocks[int(m.group("n"))][0], blocks)
-        lines = [(indent + line) if line else indent.rstrip() for line in body.split("\n")]
-        head = "" if prefix == indent else prefix.rstrip() + "\n" + indent.rstrip() + "\n"
-        return head + "\n".join(lines)
+        first, *rest = body.split("\n")
+        if prefix == indent:
+            return "\n".join((indent + line) if line else indent.rstrip() for line in body.split("\n"))
+        # a list item whose first content is the block: the block starts on the marker's line and the rest is
+        # indented to the item's content (a marker alone, then a blank line, would be an empty item with the
+        # block outside the list)
+        lead = prefix if prefix[-1:] in (" ", "\t") else prefix + " "
+        under = indent + " " * (len(lead) - len(indent))
+        return "\n".join([lead + first, *((under + line) if line else under.rstrip() for line in rest)])
 
     return _BLOCK_LINE.sub(repl, text)
 
