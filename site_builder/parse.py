@@ -239,6 +239,24 @@ def _heading_levels(state: StateCore) -> None:
             tok.tag = f"h{int(tok.tag[1]) - shift}"
 
 
+def _headerless_tables(state: StateCore) -> None:
+    """A table whose header cells are all empty (how Markdown writes a table without a header: kramdown and
+    imported Jekyll posts do) gets no header row: empty column headers say nothing (axe: empty-table-header)."""
+    if "|" not in state.src:
+        return
+    tokens, kept, i = state.tokens, [], 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "thead_open":
+            end = next(j for j in range(i, len(tokens)) if tokens[j].type == "thead_close")
+            if all(t.content.strip() == "" for t in tokens[i:end] if t.type == "inline"):
+                i = end + 1
+                continue
+        kept.append(tok)
+        i += 1
+    state.tokens[:] = kept
+
+
 @cache
 def make_parser() -> MarkdownIt:
     """The Markdown dialect of a post: CommonMark + tables, footnotes, math, anchors, containers."""
@@ -261,6 +279,7 @@ def make_parser() -> MarkdownIt:
     md.use(container_plugin, name="bilingual")
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
     md.core.ruler.push("heading_levels", _heading_levels)
+    md.core.ruler.push("headerless_tables", _headerless_tables)
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
