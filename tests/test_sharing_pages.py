@@ -319,6 +319,8 @@ def test_a_post_without_summary_is_listed_with_its_first_words_or_what_comes_bef
     write_post(root, "plain.md", "title: Plain\ndate: 2024-03-01", f"Short.\n\n{long}\n\nNever shown.\n")
     write_post(root, "cut.md", "title: Cut\ndate: 2024-02-01", "One *two*.\n\nThree.\n\n<!--more-->\n\nHidden.\n")
     write_post(root, "own.md", "title: Own\ndate: 2024-01-01\nsummary: Its own words.", "Not these.\n")
+    zh = "学习的方式发生了很大的变化。" * 4 + "我们是否真正理解了这些答案？" + "本文记录一些思考，" * 6
+    write_post(root, "zh.md", "title: 中文\ndate: 2023-12-01\nlang: zh", zh + "\n")
     run_cli("build", "--source", str(root), check=True)
     home = BeautifulSoup((root / "output/index.html").read_text(encoding="utf-8"), "html.parser")
     cards = {c.h2.a.text: c.select_one(".summary") for c in home.select("article.card")}
@@ -326,6 +328,8 @@ def test_a_post_without_summary_is_listed_with_its_first_words_or_what_comes_bef
     assert plain.startswith("Short. Word Word") and plain.endswith("Word…") and len(plain) <= 201, plain
     assert cards["Cut"].text == "One two. Three.", "everything before <!--more-->, and nothing after"
     assert cards["Own"].text == "Its own words.", "a summary in the front matter wins"
+    head = zh[:100]  # 200 wide: a CJK character counts two
+    assert cards["中文"].text == head[: head.rindex("，")] + "…", "cut at the last CJK comma, which goes"
     cut = soup(root / "output", "/blog/2024/cut/")
     assert meta(cut, "og:description") == "One two. Three.", "link previews say the same"
     feed = (root / "output/feed.xml").read_text(encoding="utf-8")
