@@ -7,9 +7,12 @@ Usage: python bench/execute.py [--no-bundled]
   the Ray executor's workers do); the median wall time of a run is the overhead of start, isolation and teardown
   (the code itself is ~0).
 - 40 posts x 5 blocks (each block prints, an output block checks it): `site-builder check --rerun`,
-  `pytest content/ --rerun-posts` (the pytest plugin) and phmdoctest on the same posts (one `phmdoctest` over a
-  config listing them, then pytest on the generated tests), each cold in a fresh process, in turn, 5 rounds:
-  medians of wall and CPU seconds (CPU: the command's processes, as a busy machine slows each alike).
+  `pytest content/ --rerun-posts` (the pytest plugin, run as a user runs it: the venv's `pytest` script, its
+  cache and every installed plugin on) and phmdoctest on the same posts (one `phmdoctest` over a config listing
+  them, then pytest on the generated tests), each cold in a fresh process, in turn, 7 rounds: medians of wall and
+  CPU seconds (CPU: the command's processes, as a busy machine slows each alike). Beside them, `import pytest` in
+  a fresh interpreter, which `pytest content/` pays before any code of the plugin can start the posts (the plugin
+  is loaded after it, with the other installed plugins).
   phmdoctest is not a dependency: `.venv/bin/pip install phmdoctest` to compare; without it that is skipped.
 - check: `site-builder check` on the bundled site, cold (--rerun) and warm (cached), in a fresh process.
 """
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.metadata import entry_points
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -112,20 +116,41 @@ def timed(argv: list[str], cwd: Path) -> float:
     return elapsed
 
 
-ROUNDS = 5
+ROUNDS = 7
+
+
+def quiet(limit: float = 10.0) -> None:
+    """Wait (up to `limit` seconds) until the machine's cores are 90% idle over a quarter of a second: on a machine
+    others use, a command timed while they run is slowed by whatever they run, not by what it does."""
+
+    def idle() -> tuple[int, int]:
+        with open("/proc/stat") as fh:
+            ticks = [int(t) for t in fh.readline().split()[1:]]
+        return ticks[3] + ticks[4], sum(ticks)
+
+    end = time.monotonic() + limit
+    while os.path.exists("/proc/stat") and time.monotonic() < end:
+        idle0, total0 = idle()
+        time.sleep(0.25)
+        idle1, total1 = idle()
+        if (idle1 - idle0) >= 0.9 * max(total1 - total0, 1):
+            return
 
 
 def compare() -> None:
-    """check, pytest and phmdoctest in turn, ROUNDS times (a busy machine slows each alike); medians."""
+    """check, pytest and phmdoctest in turn, ROUNDS times, each when the machine is quiet; medians."""
     py = sys.executable
     phm = shutil.which("phmdoctest", path=str(Path(py).parent)) if find_spec("phmdoctest") else None
-    wall: dict[str, list[float]] = {"check": [], "pytest": [], "phmdoctest": []}
-    cpu: dict[str, list[float]] = {"check": [], "pytest": [], "phmdoctest": []}
+    script = shutil.which("pytest", path=str(Path(py).parent))
+    pytest = [script] if script else [py, "-m", "pytest"]
+    wall: dict[str, list[float]] = {"check": [], "pytest": [], "start": [], "phmdoctest": []}
+    cpu: dict[str, list[float]] = {"check": [], "pytest": [], "start": [], "phmdoctest": []}
     with tempfile.TemporaryDirectory() as tmp:
         site, plain = corpus(Path(tmp))
         commands = {
             "check": [[py, "-m", "site_builder", "check", "--source", str(site), "--rerun"]],
-            "pytest": [[py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "content", "--rerun-posts"]],
+            "pytest": [[*pytest, "content/", "--rerun-posts"]],
+            "start": [[py, "-c", "import pytest"]],
         }
         if phm:
             pytest_gen = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:site_builder", ".gendir"]
@@ -134,6 +159,7 @@ def compare() -> None:
             for name, argvs in commands.items():
                 shutil.rmtree(plain / ".gendir", ignore_errors=True)
                 cwd = plain if name == "phmdoctest" else site
+                quiet()
                 wall[name].append(sum(timed(argv, cwd) for argv in argvs))
                 cpu[name].append(sum(CPU[-len(argvs) :]))
     w = {name: statistics.median(v) for name, v in wall.items() if v}
@@ -144,6 +170,8 @@ def compare() -> None:
         f"  pytest content/ {w['pytest']:.2f} / {c['pytest']:.2f} s: "
         f"{w['pytest'] / w['check']:.2f}x check (CPU {c['pytest'] / c['check']:.2f}x)"
     )
+    plugins = ", ".join(sorted(ep.name for ep in entry_points(group="pytest11")))
+    print(f"  before the plugin can start a post: import pytest {w['start']:.2f} s, then these plugins load: {plugins}")
     if not phm:
         print("  phmdoctest: not installed, skipped (.venv/bin/pip install phmdoctest to compare)")
         return

@@ -1,33 +1,34 @@
 """pytest plugin: `pytest content/` collects each `execute: true` post, one test per code block.
 
 Test ids look like `content/posts/numpy-bug.md::line 42`. Posts run through the same engine as
-`site-builder check` (same isolation, same cache under the site's `.cache/exec/`), in parallel, in batches that
-start as soon as their posts are known (pytest_batch.py).
+`site-builder check` (same isolation, same cache under the site's `.cache/exec/`), in parallel, in an engine
+process forked while pytest starts (pytest_batch.py), which also tells pytest what each post holds.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from site_builder.config import load_config
-from site_builder.errors import SiteError
-from site_builder.execute.blocks import CodeBlock, code_blocks
-from site_builder.execute.report import failure_lines
-from site_builder.execute.results import Failure, PostRun
-from site_builder.execute.settings import exec_settings
-from site_builder.load import load_post
-from site_builder.parse import parse_post
-from site_builder.pytest_batch import Batch, Found, early_batches, site_root
+from site_builder.pytest_batch import Batch, describe, early_batches, in_sight, site_root
+
+if TYPE_CHECKING:
+    from site_builder.execute.results import PostRun
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("site-builder")
     group.addoption("--rerun-posts", action="store_true", help="run executing posts even when cached results exist")
+    config = pluginmanager.get_plugin("pytestconfig")  # the plugin is loaded: pytest has not read its arguments
+    if isinstance(config, pytest.Config):
+        root = in_sight(list(config.invocation_params.args), config.invocation_params.dir)
+        if root is not None:  # an engine for that site starts its template while pytest starts
+            config.stash[_WARM] = Batch(root)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:
@@ -36,7 +37,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile |
     if file_path.suffix == ".md":
         head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
         if not head.startswith("---") or not re.search(r"^execute\s*:", head, re.M):
-            return None  # a quick look; PostFile.collect decides as `check` does (execute: True, yes, ... run too)
+            return None  # a quick look; the post's description decides as `check` does (execute: True, yes, ...)
     elif '"execute' not in (text := file_path.read_text(encoding="utf-8", errors="replace")) and "execute:" not in text:
         return None  # a notebook: `execute:` in its first raw cell, or "execute" in its metadata
     root = site_root(file_path)
@@ -53,77 +54,134 @@ class PostFile(pytest.File):
     def __init__(self, *, site_root: Path, **kw: Any) -> None:
         super().__init__(**kw)
         self.site_root = site_root
+        self.rel = ""
         self._run: PostRun | None = None
 
     def collect(self) -> Iterator[BlockItem]:
-        config = self.site_config = load_config(self.site_root)
-        try:
-            self.post = load_post(self.path, config)
-            if self.post.execute:
-                exec_settings(self.post)  # bad `exec:` settings: a collection error, not a traceback per block
-        except SiteError as exc:
-            raise self.CollectError(str(exc)) from None
-        if not self.post.execute:
-            return
-        self.parsed = parse_post(self.post)
-        cells = self.post.cells  # a notebook's blocks are named by cell: `nb.ipynb::cell 3:line 1`
-        for block in code_blocks(self.parsed):
-            name = cells.where(block.line) if cells is not None else f"line {block.line}"
-            yield BlockItem.from_parent(self, name=name, block=block)
+        found = next((d for b in _batches(self.config, self.site_root) if (d := b.described(self.path))), None)
+        if found is None:  # no engine runs it: described here, as an engine would
+            from site_builder.config import load_config
+
+            found = describe(self.path, load_config(self.site_root))[0]
+        if found.error is not None:
+            raise self.CollectError(found.error)
+        self.rel = found.rel
+        for index, line, name in found.blocks:
+            yield BlockItem.from_parent(self, name=name, index=index, line=line)
 
     def run_once(self) -> PostRun:
-        """The post's run, from the batch running it (started with the session or when collection ended)."""
+        """The post's run, from the engine running it (started with pytest or when collection ended)."""
         if self._run is None:
-            batches = self.config.stash.setdefault(_BATCHES, {}).setdefault(self.site_root, [])
-            batch = next((b for b in batches if b.covers(self.post.rel)), None)
+            batches = _batches(self.config, self.site_root)
+            batch = next((b for b in batches if b.described(self.path)), None)
             if batch is None:  # not among the session's items (run alone)
-                batch = Batch(self.site_root, self.config.getoption("--rerun-posts"), _collected([self]))
+                batch = _engine(self.config, self.site_root).start(
+                    self.config.getoption("--rerun-posts"), files=[self.path]
+                )
                 batches.append(batch)
-            self._run = batch.wait(self.post.rel)
+            self._run = batch.wait(self.rel)
         return self._run
 
 
-def _collected(files: list[PostFile]) -> Callable[[], Found]:
-    return lambda: ([f.parsed for f in files], files[0].site_config.exec)
-
-
 _BATCHES = pytest.StashKey[dict[Path, list[Batch]]]()
+_WARM = pytest.StashKey[Batch]()  # an engine forked before pytest read its arguments, not told its posts yet
+
+
+def _batches(config: pytest.Config, root: Path) -> list[Batch]:
+    return config.stash.setdefault(_BATCHES, {}).setdefault(root, [])
+
+
+_SELECTING = ("keyword", "markexpr", "deselect", "lf", "failedfirst", "newfirst")  # options that select tests
+_NOT_RUNNING = (  # options with which no test runs
+    "collectonly",
+    "help",
+    "version",
+    "markers",
+    "showfixtures",
+    "show_fixtures_per_test",
+    "setuponly",
+    "setupplan",
+)
+
+
+def _selects(option: Any) -> bool:
+    """Whether pytest was asked for some tests only, or for none (then posts run when collection ends, if at all)."""
+    return any(getattr(option, name, None) for name in (*_SELECTING, *_NOT_RUNNING))
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Start running the posts under the paths given as soon as pytest has read its arguments: the engine works
+    while pytest is still starting (unless tests are selected otherwise: -k, -m, --lf, a test id, ...)."""
+    option = early_config.known_args_namespace
+    if option.file_or_dir or _selects(option):  # else the paths are known with the session (testpaths, or ".")
+        args = [] if _selects(option) else list(option.file_or_dir)
+        _start(early_config, args, early_config.invocation_params.dir, bool(getattr(option, "rerun_posts", False)))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Start running the posts under the paths given, unless tests are selected otherwise (-k, -m, --lf, ...)."""
-    option = session.config.option
-    if option.collectonly or option.keyword or option.markexpr or getattr(option, "deselect", None):
-        return
-    if getattr(option, "lf", False) or getattr(option, "failedfirst", False) or getattr(option, "newfirst", False):
-        return
-    base = session.config.invocation_params.dir
-    early = early_batches(list(session.config.args), base, session.config.getoption("--rerun-posts"))
-    session.config.stash[_BATCHES] = {root: [batch] for root, batch in early.items()}
+    """Without paths given (testpaths, or the current folder), start running the posts under those now."""
+    config = session.config
+    if _BATCHES not in config.stash:
+        _start(
+            config,
+            [] if _selects(config.option) else list(config.args),
+            config.invocation_params.dir,
+            config.getoption("--rerun-posts"),
+        )
+
+
+def _start(config: pytest.Config, args: list[str], base: Path, rerun: bool) -> None:
+    """The engines for the posts under `args`, started (the one forked early, if for one of their sites). The one
+    forked early and not needed ends, unless posts may run when collection ends (tests selected: -k, a test id)."""
+    warm = config.stash.get(_WARM, None)
+    early = early_batches(args, base, rerun, warm) if args else {}
+    config.stash[_BATCHES] = {root: [batch] for root, batch in early.items()}
+    runs_none = any(getattr(config.known_args_namespace, name, None) for name in _NOT_RUNNING)
+    if warm is not None and (early or runs_none):
+        del config.stash[_WARM]
+        if warm not in early.values():
+            warm.cancel()
+
+
+def _engine(config: pytest.Config, root: Path) -> Batch:
+    """An engine for the site at `root`: the one forked early if it is for that site and not told its posts yet."""
+    warm = config.stash.get(_WARM, None)
+    if warm is None or warm.root != root:
+        return Batch(root)
+    del config.stash[_WARM]
+    return warm
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Run the posts collected (and not deselected) that no batch runs yet, one batch per site."""
+    """Run the posts collected (and not deselected) that no engine runs yet, one engine per site."""
     if session.config.option.collectonly:
         return
-    by_site: dict[Path, dict[str, PostFile]] = {}
+    by_site: dict[Path, dict[str, Path]] = {}
     for item in session.items:
         if isinstance(item, BlockItem):
-            by_site.setdefault(item.post_file.site_root, {})[item.post_file.post.rel] = item.post_file
+            by_site.setdefault(item.post_file.site_root, {})[os.path.realpath(item.path)] = item.path
     rerun = session.config.getoption("--rerun-posts")
-    batches = session.config.stash.setdefault(_BATCHES, {})
     for root, files in by_site.items():
-        running = batches.setdefault(root, [])
-        left = [f for rel, f in files.items() if not any(b.covers(rel) for b in running)]
+        running = _batches(session.config, root)
+        left = [path for path in files.values() if not any(b.described(path) for b in running)]
         if left:
-            running.append(Batch(root, rerun, _collected(left)))
+            running.append(_engine(session.config, root).start(rerun, files=left))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Engines still running (pytest stopped early: -x, Ctrl-C) stop their posts."""
+    if _WARM in config.stash:  # not needed after all
+        config.stash[_WARM].cancel()
+    for batches in config.stash.get(_BATCHES, {}).values():
+        for batch in batches:
+            batch.stop()
 
 
 class BlockItem(pytest.Item):
-    def __init__(self, *, block: CodeBlock, **kw: Any) -> None:
+    def __init__(self, *, index: int, line: int, **kw: Any) -> None:
         super().__init__(**kw)
-        self.block = block
+        self.block_index, self.block_line = index, line
 
     @property
     def post_file(self) -> PostFile:
@@ -132,10 +190,10 @@ class BlockItem(pytest.Item):
 
     def runtest(self) -> None:
         run = self.post_file.run_once()
-        result = next(b for b in run.blocks if b.index == self.block.index)
-        post_error = run.error if run.error and _error_block_line(run) == self.block.line else None
+        result = next(b for b in run.blocks if b.index == self.block_index)
+        post_error = run.error if run.error and _error_block_line(run) == self.block_line else None
         if result.status == "failed" or post_error:
-            raise PostFailure(_block_report(run, self.block.line))
+            raise PostFailure(_block_report(run, self.block_line))
         if result.status == "skipped":
             pytest.skip("{skip}: shown, not run")
         if result.status == "not run":
@@ -147,7 +205,7 @@ class BlockItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.block.line - 1, f"{self.post_file.post.rel}:{self.block.line}"
+        return self.path, self.block_line - 1, f"{self.post_file.rel}:{self.block_line}"
 
 
 def _error_block_line(run: PostRun) -> int | None:
@@ -161,6 +219,9 @@ def _error_block_line(run: PostRun) -> int | None:
 
 def _block_report(run: PostRun, line: int) -> str:
     """The failure lines (with detail) that belong to the block starting at `line`."""
+    from site_builder.execute.report import failure_lines
+    from site_builder.execute.results import Failure
+
     block = next(b for b in run.blocks if b.line == line)
     failures = []
     if block.status == "failed" and block.error:

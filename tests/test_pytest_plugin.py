@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import time
 
 from helpers import make_site
 from test_execute import exec_post, line_of
@@ -176,3 +178,86 @@ def test_collection(tmp_path):
     assert "ERROR collecting content/posts/bad.md" in proc.stdout, proc.stdout
     assert "content/posts/bad.md: exec: timeout must be a number of seconds, got 'soon'" in proc.stdout
     assert "Traceback" not in proc.stdout and "site_builder/execute/" not in proc.stdout, proc.stdout
+
+
+CONFTEST = """
+import os, sys, time
+
+def pytest_configure(config):  # waits (up to 20 s) for the post to have run: it must not wait for pytest
+    for _ in range(400):
+        if os.path.exists(STARTED):
+            break
+        time.sleep(0.05)
+    open(CONFIGURED, "w").write(repr(os.path.exists(STARTED)))
+
+def pytest_sessionfinish(session):
+    open(MODULES, "w").write(" ".join(m for m in ("markdown_it", "yaml", "site_builder.parse") if m in sys.modules))
+"""
+
+
+def test_posts_run_while_pytest_starts_and_pytest_parses_nothing(tmp_path):
+    """`pytest content/`: the engine is a process of its own, forked when the plugin loads and told its posts once
+    pytest has read its arguments, so the posts run while pytest is still starting (here: before a conftest's
+    pytest_configure returns); it describes the posts to pytest, whose process imports no parser and no YAML."""
+    site = make_site(tmp_path / "site")
+    stamps = {name: repr(str(tmp_path / name)) for name in ("STARTED", "CONFIGURED", "MODULES")}
+    conftest = CONFTEST
+    for name, path in stamps.items():
+        conftest = conftest.replace(name, path)
+    (site / "conftest.py").write_text(conftest)
+    exec_post(site, "x.md", f"```python\nopen({stamps['STARTED']}, 'w').write('ran')\n```\n")
+    exec_post(site, "y.md", "```python\nprint(1)\n```\n\n```output\n1\n```\n\n```python {skip}\nnot run\n```\n")
+    proc = run_pytest(site, "--rerun-posts")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "CONFIGURED").read_text() == "True"  # the post ran before pytest was configured
+    assert (tmp_path / "MODULES").read_text() == ""
+    assert re.search(r"2 passed, 1 skipped", proc.stdout), proc.stdout
+
+
+def test_stopping_early_stops_the_posts_running(tmp_path):
+    """pytest -x after a failure: the engine stops the posts still running and removes their folders."""
+    site = make_site(tmp_path / "site")
+    where = repr(str(tmp_path / "b.where"))
+    exec_post(
+        site,
+        "a.md",
+        f"""
+        ```python
+        import os, time
+        for _ in range(200):  # b runs beside it (two cores or more)
+            if os.path.exists({where}):
+                break
+            time.sleep(0.05)
+        assert False, "a fails"
+        ```
+    """,
+    )
+    exec_post(
+        site,
+        "b.md",
+        f"""
+        ```python
+        import os, time
+        open({where} + ".tmp", "w").write(f"{{os.getpid()}} {{os.getcwd()}}")
+        os.rename({where} + ".tmp", {where})
+        time.sleep(120)
+        ```
+    """,
+        extra="exec: {timeout: 300}",
+    )
+    start = time.monotonic()
+    proc = run_pytest(site, "-x")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "content/posts/a.md:" in proc.stdout and "AssertionError: a fails" in proc.stdout
+    assert time.monotonic() - start < 60
+    if (tmp_path / "b.where").exists():  # on one core b never started
+        pid, cwd = (tmp_path / "b.where").read_text().split(" ", 1)
+        assert not os.path.exists(cwd)  # stopped, and its folder removed
+        for _ in range(100):
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"post b (pid {pid}) still runs")

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from site_builder.config.siteexec import SiteExec
+    from site_builder.execute.executors import Started
     from site_builder.execute.options import ExecOptions
     from site_builder.execute.results import PostRun
     from site_builder.models import ParsedPost
@@ -25,10 +26,12 @@ def run_posts(
     options: ExecOptions,
     site: SiteExec | None = None,
     on_run: Callable[[str, PostRun], None] | None = None,
+    started: Started | None = None,
 ) -> dict[str, PostRun]:
     """Run every executing post (from the cache when unchanged); returns runs by post path. `site`: site.yml's
     `exec:` (variables passed by name, network, preload). `on_run` is told each run as soon as it is known (the
-    pytest plugin reports a post's blocks while others still run)."""
+    pytest plugin reports a post's blocks while others still run). `started`: a template process started earlier
+    for the site (run_all), which the run closes."""
     from site_builder.execute.executors import run_all
     from site_builder.execute.job import Job, make_job
     from site_builder.execute.report import Progress
@@ -59,7 +62,7 @@ def run_posts(
 
     progress = Progress(len(todo), options.progress)
     try:
-        notes = run_all(todo, options, progress, done, site.preload if site else [])
+        notes = run_all(todo, options, progress, done, site.preload if site else [], started)
     finally:
         progress.close()
     if options.progress is not None:

@@ -25,9 +25,10 @@ from site_builder.execute.results import PostRun
 from site_builder.execute.sandbox import Children
 from site_builder.execute.session import run_job
 from site_builder.execute.settings import DEFAULT_MEMORY
-from site_builder.execute.template import start_template
+from site_builder.execute.template import Template, start_template
 
 Runner = Callable[[Job], PostRun]
+Started = tuple[Template | None, list[str]]  # a template (or None: posts start their own interpreter), its notes
 STOP_WAIT = 3.0  # seconds an interrupted run waits for its stopped posts to clean up
 
 
@@ -55,17 +56,21 @@ def run_all(
     progress: Progress,
     done: Callable[[Job, PostRun], None],
     preload: list[str] | None = None,
+    started: Started | None = None,
 ) -> list[str]:
     """Run the jobs, calling `done` with each run in the jobs' order as it is known (so an interrupted build keeps
     the runs that finished). Interrupted (Ctrl-C), the running posts' processes are stopped at once. Locally, each
-    post is a fork of one template process with the runner and the `preload` modules imported (template.py).
+    post is a fork of one template process with the runner and the `preload` modules imported (template.py), or
+    of the one `started` (start_template's answer, for these posts' site: the pytest plugin starts it early).
     Returns what the build should be told (a module that failed to preload)."""
     children = Children()
     cluster = RayCluster(options.ray_address) if options.executor == "ray" else None
     first = jobs[0]
-    template, notes = (
-        (None, []) if cluster else start_template(preload or [], first.site_root or first.source_dir, first.env)
-    )
+    if cluster is not None:
+        started = (None, [])
+    elif started is None:
+        started = start_template(preload or [], first.site_root or first.source_dir, first.env)
+    template, notes = started
     try:
         local = functools.partial(run_job, children=children, template=template)
         _run_pool(jobs, cluster, progress, done, local, children)
