@@ -154,20 +154,16 @@ def tidy(text: str) -> str:
 
 
 def substitute_blocks(text: str, blocks: list[tuple[str, str]]) -> str:
-    """Put each block's lines where its placeholder line is, with the same indent or `>` prefix."""
+    """Put each block's lines where its placeholder line is, with the same indent or `>` prefix. After a list
+    marker the block starts on the marker's line and its other lines go under the item's content (the marker
+    alone, then a blank line, would be an empty item with the block outside the list)."""
 
     def repl(m: re.Match[str]) -> str:
         prefix = m.group("prefix")
         indent = re.match(r"[ >]*", prefix).group()  # type: ignore[union-attr]  # always matches
-        body = substitute_blocks(blocks[int(m.group("n"))][0], blocks)
-        first, *rest = body.split("\n")
-        if prefix == indent:
-            return "\n".join((indent + line) if line else indent.rstrip() for line in body.split("\n"))
-        # a list item whose first content is the block: the block starts on the marker's line and the rest is
-        # indented to the item's content (a marker alone, then a blank line, would be an empty item with the
-        # block outside the list)
-        lead = prefix if prefix[-1:] in (" ", "\t") else prefix + " "
+        lead = prefix if prefix == indent or prefix[-1:] in (" ", "\t") else prefix + " "
         under = indent + " " * (len(lead) - len(indent))
+        first, *rest = substitute_blocks(blocks[int(m.group("n"))][0], blocks).split("\n")
         return "\n".join([lead + first, *((under + line) if line else under.rstrip() for line in rest)])
 
     return _BLOCK_LINE.sub(repl, text)
