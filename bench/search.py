@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from build import make_site
+
 from site_builder.write.search import EXCLUDED, MATH_SYMBOLS, ROOT, pagefind
 
 
