@@ -65,6 +65,7 @@ def run_posts(
         notes = run_all(todo, options, progress, done, site.preload if site else [], started)
     finally:
         progress.close()
+        store.flush()
     if options.progress is not None:
         for note in notes:
             options.progress(f"warning: site.yml: {note}")
