@@ -137,8 +137,11 @@ def test_build_after_a_failed_build_and_a_fix_is_complete(site):
 
 def test_editing_one_post_body_rewrites_only_its_page_and_the_feeds(site):
     out = site / "output"
+    front = "title: Beta\ndate: 2024-02-10\ntags: [common]\nsummary: What lists show of Beta."
+    write_post(site, "beta.md", front, "Beta body with $x^2$.\n")  # with a summary, the lists do not show the body
+    build(site)
     before, ids = snapshot(out), identities(out)
-    write_post(site, "beta.md", "title: Beta\ndate: 2024-02-10\ntags: [common]", "Beta body, EDITED.\n")
+    write_post(site, "beta.md", front, "Beta body, EDITED.\n")
     build(site)
     after = snapshot(out)
     assert after.keys() == before.keys()
@@ -149,6 +152,14 @@ def test_editing_one_post_body_rewrites_only_its_page_and_the_feeds(site):
     assert changed <= allowed, f"unexpected changes: {sorted(changed - allowed)}"
     rewritten = {rel for rel, ident in identities(out).items() if ident != ids[rel]}
     assert rewritten <= allowed, f"files rewritten although unchanged: {sorted(rewritten - allowed)}"
+
+
+def test_editing_the_start_of_a_post_without_summary_updates_the_lists_showing_it(site):
+    write_post(site, "beta.md", "title: Beta\ndate: 2024-02-10\ntags: [common]", "Beta body, EDITED.\n")
+    build(site)
+    out = site / "output"
+    for page in ("index.html", "blog/tag/common/index.html", "blog/2024/beta/index.html"):
+        assert "Beta body, EDITED." in (out / page).read_text(encoding="utf-8"), page  # its excerpt, in the lists
 
 
 def test_retitling_a_post_updates_every_page_that_lists_it(site):
