@@ -13,6 +13,7 @@ within 1.25 times the one without, which leaves Pagefind 0.25 of `cold s`: the l
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -50,13 +51,11 @@ def best(command: list[str], runs: int, fresh: Path | None) -> tuple[float, floa
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    runs = 3
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i : i + 2]
-    n = int(args[0]) if args else 4000
+    parser = argparse.ArgumentParser(description="Pagefind alone over a cold build's output, three ways.")
+    parser.add_argument("n", nargs="?", type=int, default=4000, help="posts (default 4000)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each, the fastest shown (default 3)")
+    options = parser.parse_args()
+    n, runs = options.n, options.runs
     binary = pagefind()
     if binary is None:
         raise SystemExit("Pagefind is not installed (pip install 'pagefind[extended]')")
