@@ -12,7 +12,6 @@ from urllib.parse import urljoin
 import markupsafe
 
 from site_builder.config import SiteConfig
-from site_builder.excerpt import excerpt
 
 _FIRST_IMG = re.compile(r"<img\s[^>]*?\bsrc=\"([^\"]+)\"")
 
@@ -40,8 +39,9 @@ def absolute_image(config: SiteConfig, permalink: str, src: str) -> str:
 
 
 def description(view: Any) -> str:
-    """The post's summary, else its excerpt (`excerpt.py`: what lists show of a post without one)."""
-    return str(view.summary) if view.summary else excerpt(view.html)
+    """What lists show of the post: its summary, else its excerpt (PostView.summary; `excerpt.py`, made once with
+    the fragment)."""
+    return str(view.summary)
 
 
 def script_json(data: object) -> markupsafe.Markup:
