@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from site_builder.errors import SiteError
@@ -93,30 +94,115 @@ def fork_start(fn: Callable[[], object], fork: bool = True) -> Forked | Done:
 
 
 def fork_map(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], min_per_worker: int = 40) -> list[R]:
-    """`fn(chunk) -> list` over interleaved chunks of `items`, in parallel; results in item order.
+    """`fn(batch) -> list` (one result per item) over `items` in parallel; results in item order.
 
-    This process works on the first chunk itself while forked workers do the others: one process fewer, and
-    the first chunk's results need no pickling."""
+    This process and the forked workers each take the next batch of items as they finish the last one, so a
+    faster process takes more (no process waits for another at the end), and a worker sends each batch's results
+    as it goes (its pickling overlaps the work). This process renders batches itself, reads what the workers sent
+    between two of its batches, and needs no pickling for its own results."""
     workers = worker_count(len(items), min_per_worker)
     if workers == 1 or not can_fork():
         return list(fn(items))
-    chunks = [items[i::workers] for i in range(workers)]
-    forked = [Forked(fn, chunk) for chunk in chunks[1:]]
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    feed = _Feed(ctx.Value("q", 0), len(items), max(1, min(32, len(items) // (workers * 8))))
+    forked = [_Streaming(ctx, fn, items, feed) for _ in range(workers - 1)]
+    results: list[Any] = [None] * len(items)
     try:
-        first = fn(chunks[0])
+        while (batch := feed.take()) is not None:
+            _place(results, batch, fn(items[batch]))
+            for worker in forked:
+                worker.receive(results, wait=False)
+        for worker in forked:
+            worker.receive(results, wait=True)
     except BaseException:
         for worker in forked:  # this build is over: do not leave workers behind
             worker.cancel()
         raise
-    outcomes = [first]
-    for i, worker in enumerate(forked):
-        try:
-            outcomes.append(worker.result())
-        except BaseException:
-            for other in forked[i + 1 :]:
-                other.cancel()
-            raise
-    results: list[Any] = [None] * len(items)
-    for w, value in enumerate(outcomes):
-        results[w::workers] = value
     return results
+
+
+@dataclass
+class _Feed:
+    """The items not taken yet, shared by the processes of one fork_map: a counter in shared memory."""
+
+    next: Any  # multiprocessing.Value: the first item no process has taken
+    total: int
+    size: int  # items a batch
+
+    def take(self) -> slice | None:
+        with self.next.get_lock():
+            start = self.next.value
+            if start >= self.total:
+                return None
+            self.next.value = start + self.size
+        return slice(start, min(start + self.size, self.total))
+
+
+def _place(results: list[Any], batch: slice, values: list[Any]) -> None:
+    if len(values) != batch.stop - batch.start:
+        raise RuntimeError(f"fork_map: {len(values)} results for {batch.stop - batch.start} items")
+    results[batch] = values
+
+
+def _batches(fn: Callable[[Sequence[Any]], list[Any]], items: Sequence[Any], feed: _Feed, conn: Any) -> None:
+    """A worker's loop: batch after batch, each one's results sent at once; then "done" (or what went wrong)."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # see _run
+        signal.signal(signum, signal.SIG_DFL)
+    try:
+        while (batch := feed.take()) is not None:
+            conn.send(("part", batch, fn(items[batch])))
+        conn.send(("done", None, None))
+    except SiteError as exc:
+        conn.send(("site", (exc.message, str(exc.file) if exc.file else None, exc.line), None))
+    except BaseException:
+        import traceback
+
+        conn.send(("crash", traceback.format_exc(), None))
+    finally:
+        conn.close()
+
+
+class _Streaming:
+    """A forked worker of fork_map, and what it has sent."""
+
+    def __init__(self, ctx: Any, fn: Callable[[Sequence[Any]], list[Any]], items: Sequence[Any], feed: _Feed) -> None:
+        self._recv, send = ctx.Pipe(duplex=False)
+        try:
+            import fcntl  # (not on Windows, which does not fork)
+
+            # room for a few batches' results, so that the worker seldom waits for this process to read them
+            fcntl.fcntl(self._recv.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+        except (ImportError, AttributeError, OSError):  # not Linux, or over the system's limit: the default pipe
+            pass
+        self._proc = ctx.Process(target=_batches, args=(fn, items, feed, send), daemon=True)
+        self._proc.start()
+        send.close()
+        self.done = False
+
+    def receive(self, results: list[Any], wait: bool) -> None:
+        """Put what the worker sent into `results`; with `wait`, until it is done. Raises the worker's error."""
+        while not self.done and (wait or self._recv.poll()):
+            try:
+                kind, value, values = self._recv.recv()
+            except EOFError:
+                kind, value, values = "crash", f"worker exited with code {self._proc.exitcode}", None
+            if kind == "part":
+                _place(results, value, values)
+                continue
+            self.done = True
+            self._proc.join()
+            self._recv.close()
+            if kind == "site":
+                raise SiteError(*value)
+            if kind == "crash":
+                raise RuntimeError(f"a build worker failed:\n{value}")
+
+    def cancel(self) -> None:
+        """Stop the worker and wait for it to go."""
+        if not self.done:
+            self.done = True
+            self._proc.kill()
+            self._proc.join()
+            self._recv.close()
