@@ -30,6 +30,7 @@ from site_builder.execute.options import ExecOptions
 from site_builder.load import Include
 
 if TYPE_CHECKING:
+    from site_builder.build.cachesave import EarlySave
     from site_builder.build.publish import Written
     from site_builder.execute.results import PostRun
     from site_builder.write.output import OutputWriter
@@ -98,17 +99,24 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         if nothing_to_do(ctx, fingerprint):
             return unchanged_build(ctx, site)
         from site_builder.assemble import assemble  # stages 5 and 6: a build with nothing to do loads neither
+        from site_builder.build.cachesave import start_early_save
         from site_builder.build.publish import open_writer, write_site
 
-        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
-        ctx.warnings += model.warnings
-        writer = open_writer(ctx)
-        ctx.timings.lap("assemble")
-        written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
-        update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
+        saver = start_early_save(ctx.state, ctx.warm)  # the posts and fragments, written while the pages are made
+        try:
+            model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
+            ctx.warnings += model.warnings
+            writer = open_writer(ctx)
+            ctx.timings.lap("assemble")
+            written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
+            update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
+        except BaseException:
+            if saver is not None:
+                saver.abandon()
+            raise
         new_print = ctx.state.site_print != fingerprint
         ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
-    return finish_build(ctx, writer, site, written, save=new_print, summarise=True)
+    return finish_build(ctx, writer, site, written, save=new_print, summarise=True, saver=saver)
 
 
 def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:
@@ -177,9 +185,10 @@ def finish_build(
     written: Written,
     save: bool = False,
     summarise: bool = False,
+    saver: EarlySave | None = None,
 ) -> BuildResult:
-    """Record what the output now holds, save the state (a cold build that changed something, or `save`) and with
-    `summarise` its summary (`build.unchanged`), sum up."""
+    """Record what the output now holds, save the state (a cold build that changed something, or `save`; by `saver`
+    when it was started early) and with `summarise` its summary (`build.unchanged`), sum up."""
     state = ctx.state
     previous = set(state.pages) if state.output == str(ctx.output) else set()
     unchanged = (
@@ -190,7 +199,9 @@ def finish_build(
     try:
         if saving:
             forget_summary(ctx)  # it describes the state saved before
-            state.save()
+            state.save() if saver is None else saver.finish(state)
+        elif saver is not None:
+            saver.abandon()
     except OSError as exc:
         ctx.log(f"warning: could not save the build cache: {exc}")
     else:

@@ -20,7 +20,7 @@ from site_builder.util.files import remove_stale
 from site_builder.util.signed import Later, Outdated, Signer, Unsigned
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     import jinja2
 
@@ -28,16 +28,15 @@ if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
     from site_builder.write.templates import TemplateRefs
 
-CACHE_FORMAT = 14
+CACHE_FORMAT = 15
 CACHE_FILE = Path(".cache") / "build.pickle"
 IMAGE_CACHE = Path(".cache") / "images"
 
 Stamp = tuple[int, int]  # (st_mtime_ns, st_size) of a file
 
 
-_SAVED = (
-    "fragments", "pages", "output", "posts", "build_id", "loading_key", "site_print", "site_warnings", "html_sizes"
-)  # fmt: skip
+EARLY = ("fragments", "posts", "loading_key")  # saved: known once the posts are read (and "html_sizes")
+LATE = ("pages", "output", "build_id", "site_print", "site_warnings")  # saved: known once the output is written
 
 
 class CacheDamaged(Exception):
@@ -115,16 +114,16 @@ class BuildState:
         """The state a previous build saved at `path`, or an empty one (with a warning when the file was unusable)."""
         remove_stale(path)  # what a build killed while saving it left
         try:
-            data, later = Signer.for_user().load(path)
+            values, later = Signer.for_user().load(path)
         except (FileNotFoundError, Outdated):  # none, or another version's: built from scratch without a word
             return cls(path)
         except (OSError, Unsigned) as exc:
             warnings.append(damaged(exc))
             return cls(path)
-        if isinstance(data, dict) and data.get("format") == CACHE_FORMAT:
-            saved: dict[str, object] = data
+        saved = {k: v for value in values if isinstance(value, dict) for k, v in value.items()}
+        if saved.get("format") == CACHE_FORMAT and all(name in saved for name in (*EARLY, *LATE, "html_sizes")):
             state = cls(path)
-            for name in _SAVED:
+            for name in (*EARLY, *LATE, "html_sizes"):
                 setattr(state, name, saved[name])
             state.unfilled, state.later = dict(state.fragments), later
             return state
@@ -160,11 +159,13 @@ class BuildState:
             warnings.append(damaged(exc))
             self.fragments, self.posts, self.pages, self.unfilled = {}, {}, {}, {}
 
-    def save(self) -> None:
+    def save(self, late: Callable[[], dict[str, object]] | None = None, owner: int | None = None) -> None:
         """Keep what this build used, signed and written atomically (OSError when it cannot be written).
 
         The fragments' HTML is the file's second part, UTF-8 one after the other (their sizes in the first part):
-        encoding them is a tenth of pickling them, and reading needs no unpickling."""
+        encoding them is a tenth of pickling them, and reading needs no unpickling. The first part is two pickles:
+        the `EARLY` fields, then the `LATE` ones, this state's own or `late()`'s (`build.cachesave` saves from a
+        process of its own, which waits there for the build to end). `owner`: see `atomic_file`."""
         self.fill_or_forget([])  # a damaged second part was named when it was read
         self.prune()
         fragments = list(self.fragments.values())
@@ -180,11 +181,21 @@ class BuildState:
         for fragment in fragments:
             fragment.html = ""
         try:
-            saved = {name: getattr(self, name) for name in _SAVED if name != "html_sizes"}
-            Signer.for_user().dump(self.path, lambda: {"format": CACHE_FORMAT, **saved, "html_sizes": sizes}, encoded())
+            early = {name: getattr(self, name) for name in EARLY}
+            Signer.for_user().dump(
+                self.path,
+                lambda: {"format": CACHE_FORMAT, **early, "html_sizes": sizes},
+                encoded(),
+                late or self.late_fields,
+                owner,
+            )
         finally:
             for fragment, text in zip(fragments, html, strict=True):
                 fragment.html = text
+
+    def late_fields(self) -> dict[str, object]:
+        """What the cache keeps that is known only once the output is written (`LATE`)."""
+        return {name: getattr(self, name) for name in LATE}
 
     def prune(self) -> None:
         """Forget fragments (and feed entries made from them) that no post uses any more."""

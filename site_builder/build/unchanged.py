@@ -48,8 +48,9 @@ def unchanged_since(ctx: BuildContext) -> Summary | None:
     if ctx.warm or not (ctx.root / CACHE_FILE).exists():
         return None
     try:
-        summary, later = Signer.for_user().load(ctx.root / SUMMARY_FILE)
+        values, later = Signer.for_user().load(ctx.root / SUMMARY_FILE)
         later.fh.close()
+        summary = values[0]
     except (OSError, Outdated):
         return None
     except Unsigned as exc:  # damaged or crafted: dropped with one warning (the build then writes a new one)

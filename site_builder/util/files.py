@@ -28,11 +28,12 @@ def write_new(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 @contextmanager
-def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+def atomic_file(path: str | os.PathLike[str], owner: int | None = None) -> Iterator[BinaryIO]:
     """A file to write that replaces `path` in one step when the block ends: written beside it, then renamed over
-    it. A reader sees the old file or the new one, never a part; on an error the old file stays as it was."""
+    it. A reader sees the old file or the new one, never a part; on an error the old file stays as it was.
+    `owner`: the process the file beside it is named for (`remove_stale`), this one by default."""
+    tmp = atomic_tmp(path, owner)
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
             yield fh
@@ -40,6 +41,12 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def atomic_tmp(path: str | os.PathLike[str], owner: int | None = None) -> Path:
+    """The file `atomic_file` writes beside `path` for process `owner` (this one by default)."""
+    target = Path(path)
+    return target.with_name(f".{target.name}.{owner or os.getpid()}.tmp")
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:

@@ -9,6 +9,7 @@ or one that was cut short or damaged, is discarded before a single byte of it is
 from __future__ import annotations
 
 import hmac
+import io
 import os
 import pickle
 from collections.abc import Callable, Iterable
@@ -95,15 +96,24 @@ class Signer:
         ok = len(data) > _DIGEST and hmac.compare_digest(mac, hmac.digest(self.key, body, "sha256"))
         return body if ok else None
 
-    def dump(self, path: Path, value: object | Callable[[], object], later: Iterable[bytes] = ()) -> None:
-        """The bytes of `later`, then `value` pickled, into `path`, each through an HMAC (both streamed: no copy of
-        either in memory), written beside it and renamed over it. A callable `value` is called once `later` is
-        written (so it can hold what writing `later` found out, such as its pieces' sizes).
+    def dump(
+        self,
+        path: Path,
+        value: object | Callable[[], object],
+        later: Iterable[bytes] = (),
+        then: Callable[[], object] | None = None,
+        owner: int | None = None,
+    ) -> None:
+        """The bytes of `later`, then `value` pickled (and `then()`'s value after it), into `path`, each through an
+        HMAC (both streamed: no copy of either in memory), written beside it and renamed over it. A callable `value`
+        is called once `later` is written (so it can hold what writing `later` found out, such as its pieces'
+        sizes); `then` once `value` is written (it may wait for what is known only later: `build.cachesave`).
+        `owner`: the process whose temporary file it is (`atomic_file`).
 
         Layout: MAGIC, the MAC of the first part (which covers the second part's MAC and length), the second
-        part's MAC, its length, the second part (`later`), the first (`value`)."""
+        part's MAC, its length, the second part (`later`), the first (`value`, then `then()`'s: two pickles)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_file(path) as fh:
+        with atomic_file(path, owner) as fh:
             fh.write(MAGIC + bytes(_HEAD - len(MAGIC)))  # MACs and length filled in once the pickles are written
             second = _SigningWriter(fh, hmac.new(self.key, digestmod="sha256"))
             for piece in later:
@@ -111,12 +121,14 @@ class Signer:
             tail = second.mac.digest() + second.length.to_bytes(8, "big")
             first = _SigningWriter(fh, hmac.new(self.key, tail, digestmod="sha256"))
             pickle.dump(value() if callable(value) else value, first, protocol=pickle.HIGHEST_PROTOCOL)
+            if then is not None:
+                pickle.dump(then(), first, protocol=pickle.HIGHEST_PROTOCOL)
             fh.seek(len(MAGIC))
             fh.write(first.mac.digest() + tail)
 
-    def load(self, path: Path) -> tuple[object, Later]:
-        """The first part of `path` and a handle on its second; FileNotFoundError when there is none, Unsigned
-        when it must not be trusted."""
+    def load(self, path: Path) -> tuple[list[object], Later]:
+        """The first part of `path` (the values pickled in it, in order) and a handle on its second;
+        FileNotFoundError when there is none, Unsigned when it must not be trusted."""
         fh = open(path, "rb")  # noqa: SIM115 (kept open for the second part)
         try:
             head = fh.read(_HEAD)
@@ -136,9 +148,13 @@ class Signer:
             raise
 
 
-def _unpickle(data: bytes) -> object:
+def _unpickle(data: bytes) -> list[object]:
+    stream = io.BytesIO(data)
     try:
-        return pickle.loads(data)
+        values = [pickle.load(stream)]
+        while stream.tell() < len(data):
+            values.append(pickle.load(stream))
+        return values
     except Exception as exc:  # signed by us, yet unreadable: another version's classes
         raise Unsigned(f"unreadable ({type(exc).__name__})") from None
 
