@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 from collections.abc import Callable
@@ -88,20 +89,23 @@ def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) 
         site = read_posts(ctx, ExecOptions(), only)
         ctx.timings.lap("load+render")
         model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
-    ctx.warnings += site.warnings() + model.warnings
     if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments behind
         ctx.state.prune()
     writer = open_writer(ctx)
     ctx.timings.lap("assemble")
     jobs = feed_jobs(ctx.config, model, ctx.site_key)
-    if not writer.incremental:  # a new output: the whole site, as `build` writes it
-        written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered), index=False)
-        return finish_build(ctx, writer, site, written)
-    written = commit_or_abort(
-        ctx, writer, lambda: _write_in_place(ctx, writer, model, site, jobs, on_update), index=False
-    )
+    try:
+        if not writer.incremental:  # a new output: the whole site, as `build` writes it
+            written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered), index=False)
+        else:
+            written = commit_or_abort(
+                ctx, writer, lambda: _write_in_place(ctx, writer, model, site, jobs, on_update), index=False
+            )
+    finally:  # gathered once the edited pages are out: every post's and fragment's list, ~10 ms at 16,000 posts
+        ctx.warnings += site.warnings() + model.warnings
     result = finish_build(ctx, writer, site, written)
-    result.finish = lambda cancelled: _write_feeds_late(ctx, jobs, cancelled)
+    if writer.incremental:
+        result.finish = lambda cancelled: _write_feeds_late(ctx, jobs, cancelled)
     return result
 
 
@@ -166,19 +170,27 @@ def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | 
     edits = _edits(ctx, only)
     if edits is None:
         return None
-    where = {id(p): i for i, p in enumerate(last.posts)}
-    if any(id(e.old) not in where for e in edits):
+    found = [_position(last.posts, e.old) for e in edits]
+    where = [i for i in found if i is not None]
+    if len(where) != len(edits):
         return None
     model = update_posts(ctx.state.warm.memo(), ctx.site_key, [PostChange(e.old, e.new, e.rendered) for e in edits])
     if model is None:
         return None
     posts, rendered = last.posts, last.rendered
-    for e in edits:
+    for e, i in zip(edits, where, strict=True):
         ctx.state.posts[e.name] = PostRecord(e.stamp, e.new, e.key)
-        posts[where[id(e.old)]] = e.new
+        posts[i] = e.new
         rendered[e.new.permalink] = e.rendered
     fresh = sum(1 for e in edits if e.fresh)
     return Quick(SitePosts(posts, rendered, fresh, last.runs, [e.new for e in edits]), model)
+
+
+def _position(posts: list[Post], old: Post) -> int | None:
+    """Where `old` is in the last build's posts, which are in file path order: found by bisection (a dict of
+    16,000 posts' places, made on every save, cost the edited page 1.5 ms)."""
+    i = bisect.bisect_left(posts, str(old.source), key=lambda p: str(p.source))
+    return i if i < len(posts) and posts[i] is old else None
 
 
 def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
