@@ -19,6 +19,7 @@ from pathlib import Path
 
 from site_builder.assemble import PostChange, SiteModel, assemble, update_posts
 from site_builder.assemble.model import out_path, page_url
+from site_builder.build.cachesave import start_early_save
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
@@ -82,31 +83,45 @@ def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) 
     only = changed_posts(ctx, changed) if ctx.warm else None
     last, ctx.state.warm.last = ctx.state.warm.last, None  # only a build that succeeds leaves it
     quick = quick_update(ctx, only, last) if only is not None and last is not None else None
+    saver = None
     if quick is not None:
         site, model = quick.site, quick.model
         ctx.timings.lap("load+render (quick)")
     else:
         site = read_posts(ctx, ExecOptions(), only)
         ctx.timings.lap("load+render")
-        model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
-    if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments behind
-        ctx.state.prune()
-    writer = open_writer(ctx)
-    ctx.timings.lap("assemble")
-    jobs = feed_jobs(ctx.config, model, ctx.site_key)
+        saver = start_early_save(ctx.state, ctx.warm)  # the first build's cache (serve keeps later ones in memory)
     try:
-        if not writer.incremental:  # a new output: the whole site, as `build` writes it
-            written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered), index=False)
-        else:
-            written = commit_or_abort(
-                ctx, writer, lambda: _write_in_place(ctx, writer, model, site, jobs, on_update), index=False
-            )
-    finally:  # gathered once the edited pages are out: every post's and fragment's list, ~10 ms at 16,000 posts
-        ctx.warnings += site.warnings() + model.warnings
-    result = finish_build(ctx, writer, site, written)
+        if quick is None:
+            model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
+        if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments
+            ctx.state.prune()
+        writer = open_writer(ctx)
+        ctx.timings.lap("assemble")
+        jobs = feed_jobs(ctx.config, model, ctx.site_key)
+        written = _write(ctx, writer, model, site, jobs, on_update)
+    except BaseException:
+        if saver is not None:
+            saver.abandon()
+        raise
+    result = finish_build(ctx, writer, site, written, saver=saver)
     if writer.incremental:
         result.finish = lambda cancelled: _write_feeds_late(ctx, jobs, cancelled)
     return result
+
+
+def _write(
+    ctx: BuildContext, writer: OutputWriter, model: SiteModel, site: SitePosts, jobs: list[FeedJob], on_update: OnUpdate
+) -> Written:
+    """Stage 6: the whole site into a new output, as `build` writes it, or the changed pages in place."""
+    try:
+        if not writer.incremental:
+            return commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered), index=False)
+        return commit_or_abort(
+            ctx, writer, lambda: _write_in_place(ctx, writer, model, site, jobs, on_update), index=False
+        )
+    finally:  # gathered once the edited pages are out: every post's and fragment's list, ~10 ms at 16,000 posts
+        ctx.warnings += site.warnings() + model.warnings
 
 
 def _write_in_place(
