@@ -579,3 +579,17 @@ def test_serve_indexes_the_site_for_search_and_again_after_an_edit(server, site)
     post = site / "content" / "posts" / "hello.md"
     post.write_text(post.read_text().replace("The first version", "An edited version"))
     wait_for(lambda: entry.is_file() and entry.stat().st_mtime_ns != stamp, timeout=30)
+
+
+def test_the_served_site_is_written_in_memory_when_there_is_room(site: Path) -> None:
+    """As Hugo's server renders to memory: /dev/shm (RAM on Linux) when it has 2 GiB free and TMPDIR is not set."""
+    room = os.statvfs("/dev/shm") if os.path.isdir("/dev/shm") else None
+    if room is None or room.f_bavail * room.f_frsize < 2 << 30 or os.environ.get("TMPDIR"):
+        pytest.skip("no /dev/shm with 2 GiB free here, or TMPDIR set")
+    srv = Server(site)
+    try:
+        assert srv.output.is_relative_to("/dev/shm"), srv.output
+        assert (srv.output / "index.html").is_file()
+    finally:
+        srv.stop()
+    assert not srv.output.parent.exists(), "the temporary directory was left behind"
