@@ -106,37 +106,54 @@ def fork_map(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], min_per_w
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
-    feed = _Feed(ctx.Value("q", 0), len(items), max(1, min(32, len(items) // (workers * 8))))
-    forked = [_Streaming(ctx, fn, items, feed) for _ in range(workers - 1)]
-    results: list[Any] = [None] * len(items)
+    feed = _Feed.of(len(items), workers)
     try:
-        while (batch := feed.take()) is not None:
-            _place(results, batch, fn(items[batch]))
+        forked = [_Streaming(ctx, fn, items, feed) for _ in range(workers - 1)]
+        results: list[Any] = [None] * len(items)
+        try:
+            while (batch := feed.take()) is not None:
+                _place(results, batch, fn(items[batch]))
+                for worker in forked:
+                    worker.receive(results, wait=False)
             for worker in forked:
-                worker.receive(results, wait=False)
-        for worker in forked:
-            worker.receive(results, wait=True)
-    except BaseException:
-        for worker in forked:  # this build is over: do not leave workers behind
-            worker.cancel()
-        raise
+                worker.receive(results, wait=True)
+        except BaseException:
+            for worker in forked:  # this build is over: do not leave workers behind
+                worker.cancel()
+            raise
+    finally:
+        os.close(feed.fd)
     return results
 
 
 @dataclass
 class _Feed:
-    """The items not taken yet, shared by the processes of one fork_map: a counter in shared memory."""
+    """The batches not taken yet, shared by the processes of one fork_map: their numbers in a pipe, four bytes
+    each, written before the workers fork. A process takes the next by reading four bytes (a pipe read of what
+    one write put there is whole and taken by one reader), so no lock is needed (nor the shared memory a lock
+    needs, which some containers lack); an empty pipe says all are taken."""
 
-    next: Any  # multiprocessing.Value: the first item no process has taken
+    fd: int  # the pipe's read end
     total: int
     size: int  # items a batch
 
+    @classmethod
+    def of(cls, total: int, workers: int) -> _Feed:
+        # at most 4,096 batches: their 16 KiB fit in any pipe, written before anyone reads
+        size = max(1, min(32, total // (workers * 8)), -(-total // 4096))
+        count = -(-total // size)
+        read, write = os.pipe()
+        try:
+            os.write(write, b"".join(n.to_bytes(4, "little") for n in range(count)))
+        finally:
+            os.close(write)
+        return cls(read, total, size)
+
     def take(self) -> slice | None:
-        with self.next.get_lock():
-            start = self.next.value
-            if start >= self.total:
-                return None
-            self.next.value = start + self.size
+        data = os.read(self.fd, 4)
+        if not data:
+            return None
+        start = int.from_bytes(data, "little") * self.size
         return slice(start, min(start + self.size, self.total))
 
 

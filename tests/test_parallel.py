@@ -1,0 +1,75 @@
+"""fork_map (util/parallel.py): the build's posts and pages on every core, each process taking batches as it goes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+
+from site_builder.errors import SiteError
+from site_builder.util.parallel import fork_map, worker_count
+
+needs_two = pytest.mark.skipif(worker_count(1000, 1) < 2, reason="one core here: fork_map runs in this process")
+
+
+@needs_two
+def test_every_item_once_in_order_and_both_processes_take_batches() -> None:
+    items = list(range(5000))
+    seen = fork_map(lambda batch: [(i + 0 * sum(range(5000)), os.getpid()) for i in batch], items, min_per_worker=10)
+    assert [i for i, _ in seen] == items
+    pids = {pid for _, pid in seen}
+    assert os.getpid() in pids and len(pids) == 2, pids  # this process rendered its share, a worker the rest
+
+
+@needs_two
+def test_slow_items_are_shared_out_not_left_to_one_process() -> None:
+    """Split in fixed shares (every other item), the process given the slow ones would do all of them; with batches
+    taken as each process finishes the last, each takes some of them."""
+
+    def work(batch: list[int]) -> list[int]:
+        out = []
+        for i in batch:
+            if i % 2 == 0:
+                sum(range(200_000))  # slow
+            out.append(os.getpid())
+        return out
+
+    pids = fork_map(work, list(range(800)), min_per_worker=10)
+    slow = pids[0::2]
+    slow_by = {pid: slow.count(pid) for pid in set(slow)}
+    assert len(slow_by) == 2 and min(slow_by.values()) >= 100, slow_by
+
+
+@needs_two
+def test_a_worker_s_site_error_is_raised_and_no_worker_is_left() -> None:
+    def work(batch: list[int]) -> list[int]:
+        if os.getpid() != parent and batch[0] >= 3000:
+            raise SiteError("bad post", "content/posts/x.md", 3)
+        return list(batch)
+
+    parent = os.getpid()
+    with pytest.raises(SiteError) as caught:
+        fork_map(work, list(range(6000)), min_per_worker=10)
+    assert (caught.value.message, str(caught.value.file), caught.value.line) == ("bad post", "content/posts/x.md", 3)
+    assert not multiprocessing.active_children()
+
+
+@needs_two
+def test_an_error_in_this_process_stops_the_workers() -> None:
+    parent = os.getpid()
+
+    def work(batch: list[int]) -> list[int]:
+        if os.getpid() == parent and batch[0] >= 100:
+            raise ValueError("this process failed")
+        return list(batch)
+
+    with pytest.raises(ValueError):
+        fork_map(work, list(range(20000)), min_per_worker=10)
+    assert not multiprocessing.active_children()
+
+
+@needs_two
+def test_a_function_that_drops_results_is_an_error_not_a_shifted_list() -> None:
+    with pytest.raises(RuntimeError, match="results for"):
+        fork_map(lambda batch: list(batch)[1:], list(range(1000)), min_per_worker=10)
