@@ -53,12 +53,7 @@ class Forked:
             status, value = self._recv.recv()
         except EOFError:
             status, value = "crash", f"worker exited with code {self._proc.exitcode}"
-        self._proc.join()
-        self._recv.close()
-        if status == "site":
-            raise SiteError(*value)
-        if status == "crash":
-            raise RuntimeError(f"a build worker failed:\n{value}")
+        _ended(self._proc, self._recv, status, value)
         return value
 
     def cancel(self) -> None:
@@ -66,6 +61,16 @@ class Forked:
         self._proc.kill()
         self._proc.join()
         self._recv.close()
+
+
+def _ended(proc: Any, recv: Any, status: str, value: Any) -> None:
+    """A worker's last word is read: wait for it to go, then raise what it reported (a SiteError, or its crash)."""
+    proc.join()
+    recv.close()
+    if status == "site":
+        raise SiteError(*value)
+    if status == "crash":
+        raise RuntimeError(f"a build worker failed:\n{value}")
 
 
 def can_fork() -> bool:
@@ -209,12 +214,7 @@ class _Streaming:
                 _place(results, value, values)
                 continue
             self.done = True
-            self._proc.join()
-            self._recv.close()
-            if kind == "site":
-                raise SiteError(*value)
-            if kind == "crash":
-                raise RuntimeError(f"a build worker failed:\n{value}")
+            _ended(self._proc, self._recv, kind, value)
 
     def cancel(self) -> None:
         """Stop the worker and wait for it to go."""
