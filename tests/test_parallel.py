@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 
 import pytest
 
@@ -44,8 +45,9 @@ def test_slow_items_are_shared_out_not_left_to_one_process() -> None:
 @needs_two
 def test_a_worker_s_site_error_is_raised_and_no_worker_is_left() -> None:
     def work(batch: list[int]) -> list[int]:
-        if os.getpid() != parent and batch[0] >= 3000:
+        if os.getpid() != parent:  # the worker's first batch
             raise SiteError("bad post", "content/posts/x.md", 3)
+        time.sleep(0.002)  # this process leaves batches for the worker to take
         return list(batch)
 
     parent = os.getpid()
