@@ -186,3 +186,31 @@ def test_pytest_runs_only_the_posts_selected(tmp_path):
     proc = run_pytest(site, "--rerun-posts")  # the whole folder: both, started with the session
     assert "2 passed" in proc.stdout, proc.stdout + proc.stderr
     assert (tmp_path / "a.ran").exists() and (tmp_path / "b.ran").exists()
+
+
+def test_a_template_folder_left_by_a_killed_run_is_removed_by_the_next_run(tmp_path):
+    """kill -9 of `check` takes its template process with it, which cannot remove its folder; the next run does."""
+    site = make_site(tmp_path / "site")
+    started = tmp_path / "started"
+    exec_post(site, "a.md", f"```python\nimport time\nopen({str(started)!r}, 'w').close()\ntime.sleep(60)\n```\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder", "check", "--source", str(site)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert started.exists(), "the post never ran"
+    left = [p.name for p in tmp.iterdir() if p.name.startswith("site-builder-template-")]
+    assert left, "no template folder while the post ran"
+    proc.kill()
+    proc.wait()
+    exec_post(site, "a.md", "```python\nprint(1)\n```\n")
+    again = subprocess.run(
+        [sys.executable, "-m", "site_builder", "check", "--source", str(site)], env=env, capture_output=True, text=True
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not [p.name for p in tmp.iterdir() if p.name in left], "the killed run's template folder is still there"

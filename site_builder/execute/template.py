@@ -7,6 +7,7 @@ template cannot be had (not Linux, no pidfd, a preloaded module that starts thre
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from site_builder.execute.isolation import child_env
 from site_builder.execute.limits import FILE_SIZE_CAP, MARK_LIMIT, Limits, prctl_function
+from site_builder.util.files import pid_alive
 
 _HERE = Path(__file__).resolve().parent
 _FILES = ("forkserver.py", "runner.py", "isolation.py")
@@ -108,6 +110,18 @@ def _die_with_parent() -> None:  # runs in the template between fork and exec
             os._exit(1)
 
 
+_PREFIX = "site-builder-template-"  # then the build's process id: see _sweep
+
+
+def _sweep(tmp: str) -> None:
+    """Remove the folders of templates whose build is gone: a build killed at once (kill -9, a CI job cancelled)
+    takes its template with it (it dies with its parent), and nothing is left to remove the folder."""
+    for path in glob.glob(os.path.join(glob.escape(tmp), f"{_PREFIX}*-*")):
+        owner = os.path.basename(path)[len(_PREFIX) :].split("-", 1)[0]
+        if owner.isdigit() and not pid_alive(int(owner)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def start_template(
     preload: list[str], site_root: str, extra: dict[str, str] | None = None
 ) -> tuple[Template | None, list[str]]:
@@ -116,7 +130,8 @@ def start_template(
     `exec: env`, as the posts get it."""
     if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open") or not hasattr(socket, "send_fds"):
         return None, []
-    folder = tempfile.mkdtemp(prefix="site-builder-template-")
+    _sweep(tempfile.gettempdir())
+    folder = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")
     for name in _FILES:  # a private copy: the posts' processes are not told where site_builder is
         shutil.copyfile(_HERE / name, os.path.join(folder, name))
     env = child_env(folder, site_root, extra or {})
