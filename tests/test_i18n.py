@@ -545,3 +545,21 @@ def test_adding_and_removing_a_translation_updates_the_other_pages(tmp_path):
     assert not out(root, "/zh/blog/2025/a/").exists()
     assert hreflangs(html(root, "/blog/2025/a/")) == {}
     assert cards(html(root, "/zh/")) == {"/blog/2025/a/": "English", "/blog/2025/b/": "English"}
+
+
+def test_a_site_theme_s_template_gets_the_page_language_s_text_from_t_and_T(tmp_path):
+    """The default theme reads UI text as `T['key']`; a site's own template may still call `t('key')`: the same text,
+    in the page's language, and a missing key shows as itself."""
+    root = make_site(tmp_path / "site", TWO_LANGS)
+    write_post(root, "hello.md", "title: Hello\ndate: 2025-08-12", "Hello.\n")
+    write_post(root, "hello.zh.md", "title: 你好\ndate: 2025-08-12", "你好。\n")
+    templates = root / "themes" / "default" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "tags.html").write_text(
+        "{% extends 'base.html' %}{% block main %}<p id=t>{{ t('home') }}|{{ T['home'] }}|{{ T['no_such_key'] }}</p>"
+        "{% endblock %}",
+        encoding="utf-8",
+    )
+    built(root)
+    assert html(root, "/blog/tag/").select_one("#t").get_text() == "Home|Home|no_such_key"
+    assert html(root, "/zh/blog/tag/").select_one("#t").get_text() == "首页|首页|no_such_key"

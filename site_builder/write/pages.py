@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import jinja2
 
@@ -58,11 +58,13 @@ def write_pages(
         return html
 
     base_path = str(env.globals.get("base_path", ""))
+    texts = cast("dict[str, Any]", env.globals["ui_texts"])  # make_env's _Tables: another code, the default's
 
     def render_chunk(chunk: Sequence[Page]) -> list[int]:
         for page in chunk:
             try:
-                data = rebase(templates[page.template].render(**page.context, once=once), base_path)
+                lang = getattr(page.context.get("ui"), "code", "")
+                data = rebase(templates[page.template].render(**page.context, once=once, T=texts[lang]), base_path)
             except jinja2.TemplateError as exc:
                 raise template_error(exc, theme) from None
             except Exception as exc:  # a bad theme must not produce a traceback

@@ -115,6 +115,25 @@ def _bytecode_cache() -> SignedBytecodeCache | None:
         return None
 
 
+class _Texts(dict[str, str]):
+    """A language's UI strings, each page's `T` (`T['home']` is `t('home')`, without a function call: a tenth of
+    rendering the pages went into the theme's 26 `t()` calls a page); a missing one is its key, as `t` gives it."""
+
+    def __missing__(self, key: str) -> str:
+        return key
+
+
+class _Tables(dict[str, _Texts]):
+    """`_Texts` by language code; another code gets the default language's, as `t` does."""
+
+    def __init__(self, tables: dict[str, _Texts], default: str) -> None:
+        super().__init__(tables)
+        self.default = default
+
+    def __missing__(self, key: str) -> _Texts:
+        return self[self.default]
+
+
 class _Environment(jinja2.Environment):
     """Each template sees the environment's globals as one plain dict, not Jinja's ChainMap of its own and the
     environment's: every page and every include walked that ChainMap twice to make its context (3% of rendering
@@ -125,7 +144,8 @@ class _Environment(jinja2.Environment):
 
 
 def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]] | None = None) -> jinja2.Environment:
-    """Jinja environment; `t`, `datefmt`, `tag_url`, `year_url` and `lang_url` follow the page's language (`ui`)."""
+    """Jinja environment; `t`, `datefmt`, `tag_url`, `year_url` and `lang_url` follow the page's language (`ui`), and
+    so does `T`, given each page by `write_pages` from the `ui_texts` global."""
     env = _Environment(
         loader=jinja2.FileSystemLoader([str(d / "templates") for d in theme.dirs]),
         autoescape=jinja2.select_autoescape(["html", "xml"]),
@@ -155,6 +175,7 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         )
 
     env.globals.update(
+        ui_texts=_Tables({code: _Texts(table) for code, table in strings.items()}, config.language),
         site=config,
         base_path=config.base_path,  # a site under a path: write_pages moves every link under it
         t=t,
