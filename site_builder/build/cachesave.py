@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from site_builder.build.state import BuildState
@@ -85,13 +87,21 @@ class EarlySave:
         self._proc.join()
 
 
-def start_early_save(state: BuildState, warm: bool) -> EarlySave | None:
-    """An EarlySave of `state` when the build will save it (a one-shot build that read posts) and can fork.
+@contextmanager
+def early_save(state: BuildState, warm: bool) -> Iterator[EarlySave | None]:
+    """An EarlySave of `state` when the build will save it (a one-shot build that read posts) and can fork, else
+    None; abandoned if the block fails (`finish_build` finishes it).
 
     The fragments kept from the last build get their HTML first (the pages would read it anyway, and so would
     saving): CacheDamaged when it turns out damaged, and the build starts again from scratch."""
     if warm or not state.loaded_posts_changed or not can_fork():
-        return None
+        yield None
+        return
     state.fill_html()
     state.prune()
-    return EarlySave(state)
+    saver = EarlySave(state)
+    try:
+        yield saver
+    except BaseException:
+        saver.abandon()
+        raise

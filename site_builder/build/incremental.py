@@ -19,7 +19,7 @@ from pathlib import Path
 
 from site_builder.assemble import PostChange, SiteModel, assemble, update_posts
 from site_builder.assemble.model import out_path, page_url
-from site_builder.build.cachesave import start_early_save
+from site_builder.build.cachesave import early_save
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
@@ -83,15 +83,14 @@ def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) 
     only = changed_posts(ctx, changed) if ctx.warm else None
     last, ctx.state.warm.last = ctx.state.warm.last, None  # only a build that succeeds leaves it
     quick = quick_update(ctx, only, last) if only is not None and last is not None else None
-    saver = None
     if quick is not None:
         site, model = quick.site, quick.model
         ctx.timings.lap("load+render (quick)")
     else:
         site = read_posts(ctx, ExecOptions(), only)
         ctx.timings.lap("load+render")
-        saver = start_early_save(ctx.state, ctx.warm)  # the first build's cache (serve keeps later ones in memory)
-    try:
+    # the first build's cache, saved beside it (serve keeps later ones in memory: a warm build saves none)
+    with early_save(ctx.state, ctx.warm) as saver:
         if quick is None:
             model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
         if ctx.warm and len(ctx.state.fragments) > 2 * len(ctx.state.posts) + 100:  # edits leave old fragments
@@ -100,10 +99,6 @@ def _rebuild(ctx: BuildContext, changed: list[str] | None, on_update: OnUpdate) 
         ctx.timings.lap("assemble")
         jobs = feed_jobs(ctx.config, model, ctx.site_key)
         written = _write(ctx, writer, model, site, jobs, on_update)
-    except BaseException:
-        if saver is not None:
-            saver.abandon()
-        raise
     result = finish_build(ctx, writer, site, written, saver=saver)
     if writer.incremental:
         result.finish = lambda cancelled: _write_feeds_late(ctx, jobs, cancelled)

@@ -99,21 +99,16 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
         if nothing_to_do(ctx, fingerprint):
             return unchanged_build(ctx, site)
         from site_builder.assemble import assemble  # stages 5 and 6: a build with nothing to do loads neither
-        from site_builder.build.cachesave import start_early_save
+        from site_builder.build.cachesave import early_save
         from site_builder.build.publish import open_writer, write_site
 
-        saver = start_early_save(ctx.state, ctx.warm)  # the posts and fragments, written while the pages are made
-        try:
+        with early_save(ctx.state, ctx.warm) as saver:  # the posts and fragments, written while the pages are made
             model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
             ctx.warnings += model.warnings
             writer = open_writer(ctx)
             ctx.timings.lap("assemble")
             written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
             update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
-        except BaseException:
-            if saver is not None:
-                saver.abandon()
-            raise
         new_print = ctx.state.site_print != fingerprint
         ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
     return finish_build(ctx, writer, site, written, save=new_print, summarise=True, saver=saver)
@@ -197,11 +192,12 @@ def finish_build(
     state.pages, state.output, state.build_id = writer.keys, str(ctx.output), writer.build_id
     saving = not ctx.warm and (save or not unchanged or state.loaded_posts_changed)
     try:
-        if saving:
+        if saving:  # always so when `saver` was started: it is only for a one-shot build that read posts
             forget_summary(ctx)  # it describes the state saved before
-            state.save() if saver is None else saver.finish(state)
-        elif saver is not None:
-            saver.abandon()
+            if saver is None:
+                state.save()
+            else:
+                saver.finish(state)
     except OSError as exc:
         ctx.log(f"warning: could not save the build cache: {exc}")
     else:

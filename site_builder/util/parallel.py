@@ -26,14 +26,19 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any) -> None:
         signal.signal(signum, signal.SIG_DFL)
     try:
         conn.send(("ok", fn(*args)))
-    except SiteError as exc:
-        conn.send(("site", (exc.message, str(exc.file) if exc.file else None, exc.line)))
-    except BaseException:  # report, the parent raises it
-        import traceback
-
-        conn.send(("crash", traceback.format_exc()))
+    except BaseException as exc:  # report, the parent raises it
+        conn.send(_failure(exc))
     finally:
         conn.close()
+
+
+def _failure(exc: BaseException) -> tuple[str, Any]:
+    """What a worker sends of the error that stopped it, for `_ended` to raise in its parent."""
+    if isinstance(exc, SiteError):
+        return "site", (exc.message, str(exc.file) if exc.file else None, exc.line)
+    import traceback
+
+    return "crash", "".join(traceback.format_exception(exc))
 
 
 class Forked:
@@ -58,9 +63,13 @@ class Forked:
 
     def cancel(self) -> None:
         """Stop the worker (the build it works for failed) and wait for it to go."""
-        self._proc.kill()
-        self._proc.join()
-        self._recv.close()
+        _stop(self._proc, self._recv)
+
+
+def _stop(proc: Any, recv: Any) -> None:
+    proc.kill()
+    proc.join()
+    recv.close()
 
 
 def _ended(proc: Any, recv: Any, status: str, value: Any) -> None:
@@ -134,9 +143,9 @@ def fork_map(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], min_per_w
 @dataclass
 class _Feed:
     """The batches not taken yet, shared by the processes of one fork_map: their numbers in a pipe, four bytes
-    each, written before the workers fork. A process takes the next by reading four bytes (a pipe read of what
-    one write put there is whole and taken by one reader), so no lock is needed (nor the shared memory a lock
-    needs, which some containers lack); an empty pipe says all are taken."""
+    each, all written before the workers fork. A process takes the next by reading four bytes (the pipe holds
+    whole numbers only, and a read of four takes one of them whole, from one reader), so no lock is needed (nor
+    the shared memory a lock needs, which some containers lack); an empty pipe says all are taken."""
 
     fd: int  # the pipe's read end
     total: int
@@ -176,12 +185,8 @@ def _batches(fn: Callable[[Sequence[Any]], list[Any]], items: Sequence[Any], fee
         while (batch := feed.take()) is not None:
             conn.send(("part", batch, fn(items[batch])))
         conn.send(("done", None, None))
-    except SiteError as exc:
-        conn.send(("site", (exc.message, str(exc.file) if exc.file else None, exc.line), None))
-    except BaseException:
-        import traceback
-
-        conn.send(("crash", traceback.format_exc(), None))
+    except BaseException as exc:
+        conn.send((*_failure(exc), None))
     finally:
         conn.close()
 
@@ -220,6 +225,4 @@ class _Streaming:
         """Stop the worker and wait for it to go."""
         if not self.done:
             self.done = True
-            self._proc.kill()
-            self._proc.join()
-            self._recv.close()
+            _stop(self._proc, self._recv)
