@@ -50,7 +50,8 @@ def write_pages(
     @jinja2.pass_context
     def once(ctx: jinja2.runtime.Context, macro: Any, item: object) -> Any:
         """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
-        on each of its tags' pages and in the archive, the same each time."""
+        on each of its tags' pages and in the archive, the same each time; the theme's head, header, search form
+        and footer are the same on every page of a language."""
         key = (macro.name, id(item), getattr(ctx.get("ui"), "code", None))
         html = done.get(key)
         if html is None:

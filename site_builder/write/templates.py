@@ -152,6 +152,7 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         trim_blocks=True,
         lstrip_blocks=True,
         bytecode_cache=_bytecode_cache(),
+        cache_size=-1,  # a dict: a theme has a few templates, and an LRU's lock cost 3% of rendering the pages
     )
     strings = strings if strings is not None else ui_strings(config, theme)[0]
     default_ui = config.lang(config.language)
