@@ -48,14 +48,14 @@ def write_pages(
     done: dict[tuple[Any, ...], Any] = {}
 
     @jinja2.pass_context
-    def once(ctx: jinja2.runtime.Context, macro: Any, item: object) -> Any:
+    def once(ctx: jinja2.runtime.Context, macro: Any, item: object, *args: object) -> Any:
         """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
         on each of its tags' pages and in the archive, the same each time; the theme's head, header, search form
-        and footer are the same on every page of a language."""
+        and footer (`macro(ui, *args)`, `args` being what that language shows) on every page of a language."""
         key = (macro.name, id(item), getattr(ctx.get("ui"), "code", None))
         html = done.get(key)
         if html is None:
-            html = done[key] = macro(item)  # Markup: str() would make it escaped text
+            html = done[key] = macro(item, *args)  # Markup: str() would make it escaped text
         return html
 
     base_path = str(env.globals.get("base_path", ""))

@@ -173,10 +173,10 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         return texts[ui(ctx).code][key]
 
     @jinja2.pass_context
-    def datefmt(ctx: jinja2.runtime.Context, dt: object, fmt: str = "long") -> str:
+    def datefmt(ctx: jinja2.runtime.Context, dt: object, fmt: str = "long", lang: Language | None = None) -> str:
         if not isinstance(dt, datetime):
             return ""
-        lang = ui(ctx)
+        lang = lang or ui(ctx)
         return strftime(
             dt, dt.tzinfo, lang.date_format if fmt == "long" else lang.short_date_format if fmt == "short" else fmt
         )
@@ -186,10 +186,12 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         site=config,
         base_path=config.base_path,  # a site under a path: write_pages moves every link under it
         t=t,
-        tag_url=jinja2.pass_context(lambda ctx, tag: tag_url(tag, ui(ctx).prefix)),
+        tag_url=jinja2.pass_context(lambda ctx, tag, lang=None: tag_url(tag, (lang or ui(ctx)).prefix)),
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
-        lang_url=jinja2.pass_context(lambda ctx, path="": ui(ctx).prefix + path.lstrip("/")),
-        feed_url=jinja2.pass_context(lambda ctx: "/" + feed_path(config, ui(ctx))),
+        # `lang` (here, in tag_url and datefmt): another language than the page's, or the page's in a macro imported
+        # without its context (_site.html, _card.html)
+        lang_url=jinja2.pass_context(lambda ctx, path="", lang=None: (lang or ui(ctx)).prefix + path.lstrip("/")),
+        feed_url=jinja2.pass_context(lambda ctx, lang=None: "/" + feed_path(config, lang or ui(ctx))),
         favicon=functools.lru_cache(maxsize=8)(favicon),  # the same title on every page: made once per build
         social_card=lambda view: social_card(config, view),  # Open Graph, Twitter card and JSON-LD of a post
     )
