@@ -217,3 +217,18 @@ def test_a_site_without_site_yml_builds_with_the_defaults(tmp_path):
     assert "built 1 post " in out
     html = (root / "output" / "blog" / "2026" / "hi" / "index.html").read_text()
     assert '<html lang="en">' in html and "Write here." in html
+
+
+def test_a_years_page_names_its_year_once_and_the_archive_heads_each_year(tmp_path):
+    """/blog/2024/ is titled 2024 and lists that year's posts, without a second "2024" heading linking to itself;
+    the archive of every year keeps a linked heading per year."""
+    root = make_site(tmp_path / "site")
+    write_post(root, "a.md", "title: A\ndate: 2024-03-01")
+    write_post(root, "b.md", "title: B\ndate: 2023-05-02")
+    run_cli("build", "--source", str(root), check=True)
+    year = (root / "output" / "blog" / "2024" / "index.html").read_text()
+    main = year[year.index("<main") : year.index("</main>")]
+    assert re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", main) == ["2024"]
+    assert ">A</a>" in main and ">B</a>" not in main
+    archive = (root / "output" / "blog" / "index.html").read_text()
+    assert '<h2><a href="/blog/2024/">2024</a></h2>' in archive and '<h2><a href="/blog/2023/">2023</a></h2>' in archive
