@@ -16,15 +16,16 @@ from test_execute import exec_post
 @pytest.mark.parametrize("command", ["check", "build"])
 def test_ctrl_c_stops_running_posts_at_once(tmp_path, command):
     root = make_site(tmp_path / "site")
-    marker = tmp_path / "started"
+    marker, writing = tmp_path / "started", tmp_path / "writing"
     for i in range(2):
-        exec_post(
+        exec_post(  # the marker appears whole (written, then renamed): a post stopped mid-write leaves none
             root,
             f"slow{i}.md",
             f"""
             ```python
             import os, pathlib, time
-            pathlib.Path({str(marker)!r} + "{i}").write_text(str(os.getpid()))
+            pathlib.Path({str(writing)!r} + "{i}").write_text(str(os.getpid()))
+            os.replace({str(writing)!r} + "{i}", {str(marker)!r} + "{i}")
             time.sleep(60)
             ```
             """,
