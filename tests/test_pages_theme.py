@@ -12,6 +12,7 @@ import functools
 import http.server
 import shutil
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -189,8 +190,10 @@ def test_the_theme_button_switches_remembers_and_follows_the_system_until_used(b
 
 
 def test_the_theme_is_set_before_the_page_is_drawn_and_pages_need_no_script(bundled):
-    head = (REPO / "site_builder/themes/default/templates/base.html").read_text(encoding="utf-8").split("</head>")[0]
-    assert head.index('<script>{% include "_theme.js" %}</script>') < head.index('rel="stylesheet"')
+    theme_js = (REPO / "site_builder/themes/default/templates/_theme.js").read_text(encoding="utf-8")
+    with urllib.request.urlopen(bundled[0] + PAGES["code"]) as page:  # the page as built: its head, in order
+        head = page.read().decode("utf-8").split("</head>")[0]
+    assert head.index("<script>" + theme_js[:40]) < head.index('rel="stylesheet"')
     driver = chromium("--blink-settings=scriptEnabled=false")
     try:
         driver.execute_cdp_cmd(
