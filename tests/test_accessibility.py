@@ -14,7 +14,17 @@ from test_pages_theme import PAGES as BUNDLED_PAGES
 from test_pages_theme import serve_bundled_site
 
 AXE = REPO / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = ["/", "/blog/2024/notes/", "/blog/2024/trip/", "/blog/tag/", "/blog/tag/travel/", "/blog/", "/zh/", "/404.html"]
+PAGES = [
+    "/",
+    "/blog/2024/notes/",
+    "/blog/2024/trip/",
+    "/blog/tag/",
+    "/blog/tag/travel/",
+    "/blog/",
+    "/blog/2024/",
+    "/zh/",
+    "/404.html",
+]
 
 
 @pytest.fixture(scope="module")
