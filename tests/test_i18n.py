@@ -563,3 +563,26 @@ def test_a_site_theme_s_template_gets_the_page_language_s_text_from_t_and_T(tmp_
     built(root)
     assert html(root, "/blog/tag/").select_one("#t").get_text() == "Home|Home|no_such_key"
     assert html(root, "/zh/blog/tag/").select_one("#t").get_text() == "首页|首页|no_such_key"
+
+
+def test_a_theme_list_written_for_the_card_imported_with_context_still_shows_each_languages_cards(tmp_path):
+    """A site theme's list.html from before the card took its language as arguments (`import ... with context`,
+    `once(cards.card, p)`): `once` gives the card the page's `ui` and `T`, so the Chinese home's cards keep
+    Chinese dates, reading times and tag links."""
+    root = make_site(tmp_path / "site", TWO_LANGS + "theme: old\n")
+    write_post(root, "hello.zh.md", "title: 你好\ndate: 2025-08-12\ntags: [travel]", "你好世界。\n")
+    write_post(root, "hi.md", "title: Hi\ndate: 2025-08-11\ntags: [travel]", "Hello.\n")
+    templates = root / "themes" / "old" / "templates"
+    templates.mkdir(parents=True)
+    default = Path(__file__).resolve().parents[1] / "site_builder" / "themes" / "default" / "templates"
+    old = (default / "list.html").read_text(encoding="utf-8")
+    old = old.replace('{% import "_card.html" as cards %}', '{% import "_card.html" as cards with context %}')
+    old = old.replace("{{ once(cards.card, p, ui, T) }}", "{{ once(cards.card, p) }}")
+    assert "once(cards.card, p)" in old
+    (templates / "list.html").write_text(old, encoding="utf-8")
+    built(root)
+    zh = html(root, "/zh/").select("article.card")
+    assert "2025年8月12日" in zh[0].get_text() and "阅读约 1 分钟" in zh[0].get_text()
+    assert zh[0].select_one("a.tag")["href"] == "/zh/blog/tag/travel/"
+    hi = next(card for card in html(root, "/").select("article.card") if card.select_one("a").get_text() == "Hi")
+    assert "Aug 11, 2025" in hi.get_text() and hi.select_one("a.tag")["href"] == "/blog/tag/travel/"

@@ -51,11 +51,16 @@ def write_pages(
     def once(ctx: jinja2.runtime.Context, macro: Any, item: object, *args: object) -> Any:
         """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
         on each of its tags' pages and in the archive, the same each time; the theme's head, header, search form
-        and footer (`macro(ui, *args)`, `args` being what that language shows) on every page of a language."""
+        and footer (`macro(ui, *args)`, `args` being what that language shows) on every page of a language.
+        The macro's arguments the call leaves out are the page's variables of those names, if it has them:
+        `once(cards.card, p)` gives `card(p, ui, T)` the page's `ui` and `T` (as themes wrote it for a card
+        imported with the page's context)."""
         key = (macro.name, id(item), getattr(ctx.get("ui"), "code", None))
         html = done.get(key)
         if html is None:
-            html = done[key] = macro(item, *args)  # Markup: str() would make it escaped text
+            unsaid = getattr(macro, "arguments", ())[1 + len(args) :]
+            page = {name: ctx[name] for name in unsaid if name in ctx}
+            html = done[key] = macro(item, *args, **page)  # Markup: str() would make it escaped text
         return html
 
     base_path = str(env.globals.get("base_path", ""))
