@@ -49,9 +49,10 @@ def write_pages(
 
     @jinja2.pass_context
     def once(ctx: jinja2.runtime.Context, macro: Any, item: object, *args: object) -> Any:
-        """`macro(item)`, rendered once per page language in this build: a post's card is on the home pages,
-        on each of its tags' pages and in the archive, the same each time; the theme's head, header, search form
-        and footer (`macro(ui, *args)`, `args` being what that language shows) on every page of a language.
+        """`macro(item, *args)`, rendered once per macro name, item and page language in this build (so `args`
+        must be the same for them): a post's card is on the home pages, on each of its tags' pages and in the
+        archive, the same each time; the theme's head, header, search form and footer (`macro(ui, *args)`, `args`
+        being what that language shows) on every page of a language.
         The macro's arguments the call leaves out are the page's variables of those names, if it has them:
         `once(cards.card, p)` gives `card(p, ui, T)` the page's `ui` and `T` (as themes wrote it for a card
         imported with the page's context)."""
