@@ -97,8 +97,7 @@ def early_save(state: BuildState, warm: bool) -> Iterator[EarlySave | None]:
     if warm or not state.loaded_posts_changed or not can_fork():
         yield None
         return
-    state.fill_html()
-    state.prune()
+    state.fill_html()  # (the saving process prunes what no post uses, as `BuildState.save` does)
     saver = EarlySave(state)
     try:
         yield saver

@@ -7,7 +7,6 @@ template cannot be had (not Linux, no pidfd, a preloaded module that starts thre
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from site_builder.execute.isolation import child_env
 from site_builder.execute.limits import FILE_SIZE_CAP, MARK_LIMIT, Limits, prctl_function
-from site_builder.util.files import pid_alive
+from site_builder.util.files import left_by_the_dead
 
 _HERE = Path(__file__).resolve().parent
 _FILES = ("forkserver.py", "runner.py", "isolation.py")
@@ -116,10 +115,8 @@ _PREFIX = "site-builder-template-"  # then the build's process id: see _sweep
 def _sweep(tmp: str) -> None:
     """Remove the folders of templates whose build is gone: a build killed at once (kill -9, a CI job cancelled)
     takes its template with it (it dies with its parent), and nothing is left to remove the folder."""
-    for path in glob.glob(os.path.join(glob.escape(tmp), f"{_PREFIX}*-*")):
-        owner = os.path.basename(path)[len(_PREFIX) :].split("-", 1)[0]
-        if owner.isdigit() and not pid_alive(int(owner)):
-            shutil.rmtree(path, ignore_errors=True)
+    for path in left_by_the_dead(tmp, rf"{_PREFIX}(\d+)-.+"):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def start_template(

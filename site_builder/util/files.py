@@ -4,8 +4,8 @@ removal of trees (in the background) and of what a killed process left half writ
 from __future__ import annotations
 
 import errno
-import glob
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -58,10 +58,23 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
 def remove_stale(path: str | os.PathLike[str]) -> None:
     """Remove the files `atomic_file` left beside `path` for processes that are gone (killed while writing)."""
     target = Path(path)
-    for tmp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
-        pid = tmp.name[len(target.name) + 2 : -len(".tmp")]
-        if pid.isdigit() and not pid_alive(int(pid)):
-            tmp.unlink(missing_ok=True)
+    for tmp in left_by_the_dead(target.parent, rf"\.{re.escape(target.name)}\.(\d+)\.tmp"):
+        tmp.unlink(missing_ok=True)
+
+
+def left_by_the_dead(folder: str | os.PathLike[str], pattern: str) -> list[Path]:
+    """What `folder` holds that is named for a process that is gone: names `pattern` matches whole, the process id
+    its first group (files and folders a process names after itself, and removes unless it is killed first)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    compiled = re.compile(pattern)
+    return [
+        Path(folder, name)
+        for name in names
+        if (found := compiled.fullmatch(name)) and int(found[1]) != os.getpid() and not pid_alive(int(found[1]))
+    ]
 
 
 def pid_alive(pid: int) -> bool:

@@ -18,7 +18,7 @@ from site_builder.errors import SiteError
 from site_builder.util.files import (
     atomic_write,
     exchange,
-    pid_alive,
+    left_by_the_dead,
     prune,
     remove_later,
     unlink_and_prune,
@@ -386,12 +386,5 @@ def _read_note(tree: Path, output: Path) -> list[str] | None:
 def _clear_stale(output: Path) -> None:
     """Remove what builds killed before they finished left beside `output`: their staging folders, the output trees
     they replaced (each named after the build's process)."""
-    pattern = re.compile(rf"\.{re.escape(output.name)}\.(?:tmp|old)-(\d+)(?:-[0-9a-f]+)?")
-    try:
-        names = os.listdir(output.parent)
-    except OSError:
-        return
-    for name in names:
-        found = pattern.fullmatch(name)
-        if found and int(found[1]) != os.getpid() and not pid_alive(int(found[1])):
-            remove_later(output.parent / name)
+    for path in left_by_the_dead(output.parent, rf"\.{re.escape(output.name)}\.(?:tmp|old)-(\d+)(?:-[0-9a-f]+)?"):
+        remove_later(path)

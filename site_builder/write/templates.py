@@ -157,8 +157,9 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
     strings = strings if strings is not None else ui_strings(config, theme)[0]
     default_ui = config.lang(config.language)
 
-    def ui(ctx: jinja2.runtime.Context) -> Language:
-        found: Language | None = ctx.get("ui")
+    def ui(ctx: jinja2.runtime.Context, lang: Language | None = None) -> Language:
+        """`lang` when given (a macro imported without the page's context is given it), else the page's language."""
+        found: Language | None = lang or ctx.get("ui")
         return found or default_ui
 
     texts = _Tables({code: _Texts(table) for code, table in strings.items()}, config.language)
@@ -176,7 +177,7 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
     def datefmt(ctx: jinja2.runtime.Context, dt: object, fmt: str = "long", lang: Language | None = None) -> str:
         if not isinstance(dt, datetime):
             return ""
-        lang = lang or ui(ctx)
+        lang = ui(ctx, lang)
         return strftime(
             dt, dt.tzinfo, lang.date_format if fmt == "long" else lang.short_date_format if fmt == "short" else fmt
         )
@@ -186,12 +187,12 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
         site=config,
         base_path=config.base_path,  # a site under a path: write_pages moves every link under it
         t=t,
-        tag_url=jinja2.pass_context(lambda ctx, tag, lang=None: tag_url(tag, (lang or ui(ctx)).prefix)),
+        tag_url=jinja2.pass_context(lambda ctx, tag, lang=None: tag_url(tag, ui(ctx, lang).prefix)),
         year_url=jinja2.pass_context(lambda ctx, year: year_url(year, ui(ctx).prefix)),
         # `lang` (here, in tag_url and datefmt): another language than the page's, or the page's in a macro imported
         # without its context (_site.html, _card.html)
-        lang_url=jinja2.pass_context(lambda ctx, path="", lang=None: (lang or ui(ctx)).prefix + path.lstrip("/")),
-        feed_url=jinja2.pass_context(lambda ctx, lang=None: "/" + feed_path(config, lang or ui(ctx))),
+        lang_url=jinja2.pass_context(lambda ctx, path="", lang=None: ui(ctx, lang).prefix + path.lstrip("/")),
+        feed_url=jinja2.pass_context(lambda ctx, lang=None: "/" + feed_path(config, ui(ctx, lang))),
         favicon=functools.lru_cache(maxsize=8)(favicon),  # the same title on every page: made once per build
         social_card=lambda view: social_card(config, view),  # Open Graph, Twitter card and JSON-LD of a post
     )
