@@ -20,6 +20,7 @@ from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Post
 from site_builder.util.hashing import bytes_digest
+from site_builder.util.paths import relative, relative_text, under
 
 if TYPE_CHECKING:
     from site_builder.notebook import CellMap
@@ -79,7 +80,7 @@ def normalise_permalink(path: str) -> str:
 def load_post(path: Path, cfg: SiteConfig) -> Post:
     """Read one post file, Markdown or a Jupyter notebook (`notebook.py`); any problem is a SiteError naming the
     file and line (a notebook's cell and line: `nb.ipynb:cell 1:line 3`)."""
-    rel = _rel(path, cfg.root)
+    rel = relative_text(path, cfg.root)
     data = read_limited(path, rel, "a post")
     if path.name.endswith(NOTEBOOK):
         from site_builder.notebook import read_notebook
@@ -166,7 +167,7 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
 
 def _page_pattern(path: Path, cfg: SiteConfig) -> str:
     """A page's permalink pattern: its folder in the pages folder, then its slug (`pages/a/b.md` -> /a/b/)."""
-    folder = _relative(path.parent, cfg.pages_path)
+    folder = relative(path.parent, cfg.pages_path)
     return "/" + "".join(f"{part}/" for part in (folder.parts if folder else ())) + ":slug/"
 
 
@@ -202,39 +203,21 @@ def split_lang_suffix(stem: str, cfg: SiteConfig) -> tuple[str, str | None]:
 
 def _translation_key(path: Path, stem: str, cfg: SiteConfig, page: bool = False) -> str:
     """Files named alike but for the language suffix are translations of each other: key = their shared path."""
-    folder = _relative(path.parent, cfg.pages_path if page else cfg.posts_path)
+    folder_path = cfg.pages_path if page else cfg.posts_path
+    name = under(path, folder_path)
+    if name:  # `sub/a.zh.md` -> `sub/a`, as text
+        folder_name = name.rpartition(os.sep)[0]
+        return f"{folder_name}/{stem}".replace(os.sep, "/") if folder_name else stem
+    folder = relative(path.parent, folder_path)
     return ((folder if folder is not None else path.parent) / stem).as_posix()
 
 
 def _is_page(path: Path, cfg: SiteConfig) -> bool:
     """Whether a post file is in the pages folder; one named in the posts folder (and not in the pages folder) as
     written is not, without resolving its path (file system calls: a quarter of loading a post)."""
-    posts, pages = cfg.posts_path, cfg.pages_path
-    if ".." not in path.parts and path.is_relative_to(posts) and not path.is_relative_to(pages):
+    if under(path, cfg.posts_path) and under(path, cfg.pages_path) is None:
         return False
-    return _relative(path, pages) is not None
-
-
-def _relative(path: Path, folder: Path) -> Path | None:
-    """`path` relative to `folder`: as written when it lies under it (no file system calls: a build names
-    thousands of posts this way), else after resolving both (symlinks, `..`); None when it is outside."""
-    try:
-        rel = path.relative_to(folder)
-        if ".." not in rel.parts:
-            return rel
-    except ValueError:
-        pass
-    if not folder.is_dir():  # nothing that exists is in it (most sites have no pages folder): no need to resolve
-        return None
-    try:
-        return path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return None
-
-
-def _rel(path: Path, root: Path) -> str:
-    rel = _relative(path, root)
-    return str(rel if rel is not None else path)
+    return relative(path, cfg.pages_path) is not None
 
 
 def find_post_files(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[Path]:
@@ -263,11 +246,13 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
                     elif kind == _FOLDER:
                         folders.append(entry.path)
                     elif kind and warnings is not None:
-                        warnings.append(SiteWarning(kind, _rel(Path(entry.path), cfg.root)))
+                        warnings.append(SiteWarning(kind, relative_text(Path(entry.path), cfg.root)))
         except OSError as exc:
             if warnings is not None and (folder not in tops or not isinstance(exc, FileNotFoundError)):  # none: none
                 reason = (exc.strerror or str(exc)).lower()
-                warnings.append(SiteWarning(f"cannot read this folder ({reason})", _rel(Path(folder), cfg.root)))
+                warnings.append(
+                    SiteWarning(f"cannot read this folder ({reason})", relative_text(Path(folder), cfg.root))
+                )
     return sorted(found)
 
 
