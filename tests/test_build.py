@@ -232,3 +232,13 @@ def test_a_years_page_names_its_year_once_and_the_archive_heads_each_year(tmp_pa
     assert ">A</a>" in main and ">B</a>" not in main
     archive = (root / "output" / "blog" / "index.html").read_text()
     assert '<h2><a href="/blog/2024/">2024</a></h2>' in archive and '<h2><a href="/blog/2023/">2023</a></h2>' in archive
+
+
+def test_reading_time_counts_words_joined_by_punctuation_and_cjk_characters(tmp_path):
+    """A word is a run of letters, digits, `_`, `-` and apostrophes (`it’s` is one); a dash or a comma between
+    two words parts them, and each CJK character counts a 400th of a minute: 230 times `it’s—fine,a-b_c…x9中文`
+    is 920 words (4 min) and 460 characters (1.15 min), so 5 min, not 2 (whitespace words) or 6 (’ parting)."""
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\n")
+    write_post(root, "long.md", "title: Long\ndate: 2024-03-01", "it’s—fine,a-b_c…x9中文 " * 230 + "\n")
+    run_cli("build", "--source", str(root), check=True)
+    assert "5 min read" in page(root, "/blog/2024/long/")
