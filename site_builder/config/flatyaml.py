@@ -23,7 +23,6 @@ _NOT_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`<= ")
 _FLOW_ITEM = re.compile(r"(?![-?:#&*!|>'\"%@`\s])[^,\[\]{}:#'\"\s]+(?: [^,\[\]{}:#'\"\s]+)*")
 _DOUBLE = re.compile(r'"([^"\\]*)"')
 _SINGLE = re.compile(r"'([^']*)'")
-_AWKWARD = re.compile(r"[\t\r\x85\u2028\u2029\ufeff]|[^\n -~\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _STR = "tag:yaml.org,2002:str"
 MAX_ITEMS = 1000  # a longer list goes to the full loader and its limits
 MAX_KEYS = 4096  # keys remembered as strings or not
@@ -85,7 +84,7 @@ def read_flat(text: str, reader: FlatReader) -> dict[str, Any] | None:
     """`text` as the reader's loader would read it, when it is a flat mapping the reader is sure of; else None.
 
     A key's value is on its line, or is the `- item` lines below it (a list, as PyYAML's own dump writes one)."""
-    if not text or _AWKWARD.search(text) is not None:
+    if not text or not text.replace("\n", "").isprintable():  # a tab, \r, NBSP, BOM...: more than YAML refuses
         return None
     data: dict[str, Any] = {}
     lines = [line.rstrip(" ") for line in text.split("\n")]
