@@ -242,3 +242,25 @@ def test_reading_time_counts_words_joined_by_punctuation_and_cjk_characters(tmp_
     write_post(root, "long.md", "title: Long\ndate: 2024-03-01", "it’s—fine,a-b_c…x9中文 " * 230 + "\n")
     run_cli("build", "--source", str(root), check=True)
     assert "5 min read" in page(root, "/blog/2024/long/")
+
+
+def test_the_themes_escaping_is_markupsafes(tmp_path):
+    """Templates escape `{{ }}` with write/templates._escape (a str straight to Markup): the same text and type as
+    markupsafe.escape for strings, Markup, numbers and objects with __html__; and a title of HTML's special
+    characters shows as text in the page and its meta tags."""
+    import markupsafe
+
+    from site_builder.write.templates import _escape
+
+    class Html:
+        def __html__(self) -> str:
+            return "<b>x</b>"
+
+    for value in ["", "plain", "<a href='x'>&amp;\"</a>", "中文 < 文", markupsafe.Markup("<i>ok</i>"), 3, 2.5, Html()]:
+        assert _escape(value) == markupsafe.escape(value) and type(_escape(value)) is markupsafe.Markup
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\n")
+    write_post(root, "x.md", "title: \"<script>alert('&')</script>\"\ndate: 2024-03-01", "Body.\n")
+    run_cli("build", "--source", str(root), check=True)
+    text = page(root, "/blog/2024/x/")
+    assert "<script>alert" not in text
+    assert '<meta property="og:title" content="&lt;script&gt;alert(&#39;&amp;&#39;)&lt;/script&gt;">' in text
