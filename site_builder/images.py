@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
-
-from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+from typing import TYPE_CHECKING, Any
 
 from site_builder.util.files import atomic_file
 from site_builder.util.hashing import bytes_digest
 from site_builder.util.parallel import fork_map
+
+if TYPE_CHECKING:  # Pillow is imported where an image is read (10 ms of start-up a site without images saves)
+    from PIL import Image
 
 IMAGE_VERSION = "1"  # bump when output changes; part of every cache key
 WIDTHS = (480, 800, 1400)
@@ -71,6 +72,8 @@ def _os_reason(exc: OSError) -> str:
 
 def _readable_formats() -> tuple[str, ...]:
     """FORMATS this Pillow build can open (one built without libavif has no AVIF)."""
+    from PIL import Image
+
     Image.init()
     return tuple(f for f in FORMATS if f in Image.OPEN)
 
@@ -101,6 +104,8 @@ def _png_exif_after_pixels(path: Path) -> bool:
 
 def _exif(im: Image.Image, path: Path) -> Image.Exif:
     """The image's EXIF without decoding pixels (except a PNG whose EXIF follows its pixel data)."""
+    from PIL import Image
+
     if im.format == "PNG" and "exif" not in im.info and not _png_exif_after_pixels(path):
         return Image.Image.getexif(im)  # PngImageFile.getexif would decode the whole image to look further
     return im.getexif()
@@ -136,6 +141,8 @@ def _private(im: Image.Image, exif: Image.Exif) -> bool:
 @contextmanager
 def _open(path: Path) -> Iterator[Image.Image]:
     """Image.open without Pillow's DecompressionBombWarning on stderr: an image over MAX_PIXELS is refused instead."""
+    from PIL import Image
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         im = Image.open(path, formats=_readable_formats())
@@ -158,6 +165,8 @@ def _bomb(exc: Image.DecompressionBombError) -> ImageError:
 def probe(path: Path) -> ImageInfo:
     """Size, format and privacy of an image from its header; raises ImageError for anything unusable (an image
     of more than MAX_PIXELS included: it is never decoded)."""
+    from PIL import Image, UnidentifiedImageError
+
     path = Path(path)
     try:
         st = path.stat()
@@ -260,6 +269,8 @@ def _decode_size(im: Image.Image, info: ImageInfo) -> tuple[int, int]:
 def _load(info: ImageInfo) -> Image.Image:
     """The image fully decoded with its orientation applied: at reduced scale for JPEGs whose original is
     published as is, at full size when a cleaned original must be written too."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
     try:
         with _open(info.path) as im:
             if im.size[0] * im.size[1] > MAX_PIXELS:  # replaced since it was probed
@@ -291,6 +302,8 @@ def _eight_bit(im: Image.Image) -> Image.Image:
 
 def _for_webp(im: Image.Image) -> tuple[Image.Image, bytes | None]:
     """The image in a mode WebP stores (RGB, or RGBA when it has transparency) and the ICC profile to keep."""
+    from PIL import ImageCms
+
     icc = im.info.get("icc_profile")
     im = _eight_bit(im)
     if im.mode == "CMYK" and icc:
@@ -311,6 +324,8 @@ def _for_webp(im: Image.Image) -> tuple[Image.Image, bytes | None]:
 
 def _write_variants(im: Image.Image, info: ImageInfo, planned: Processed) -> None:
     """Each variant resized from the next larger one (the widest from the decoded image); never upscaled."""
+    from PIL import Image
+
     im, icc = _for_webp(im)
     extra = {"icc_profile": icc} if icc else {}
     for width in sorted(info.widths, reverse=True):
