@@ -80,3 +80,21 @@ def test_an_error_in_this_process_stops_the_workers() -> None:
 def test_a_function_that_drops_results_is_an_error_not_a_shifted_list() -> None:
     with pytest.raises(RuntimeError, match="results for"):
         fork_map(lambda batch: list(batch)[1:], list(range(1000)), min_per_worker=10)
+
+
+@needs_two
+def test_work_set_aside_runs_once_in_this_process_while_the_worker_takes_batches() -> None:
+    """`aside` (the next stage's imports) runs in this process after the fork, so the worker takes more batches
+    meanwhile; it is not called when everything runs here (nothing would go on beside it)."""
+    calls: list[int] = []
+
+    def aside() -> None:
+        calls.append(os.getpid())
+        time.sleep(0.3)  # while this process is busy, the worker renders
+
+    seen = fork_map(lambda batch: [os.getpid() for _ in batch], list(range(400)), min_per_worker=10, aside=aside)
+    assert calls == [os.getpid()]
+    assert seen.count(os.getpid()) < 200  # the worker took more than its half
+    calls.clear()
+    fork_map(lambda batch: list(batch), [1, 2], min_per_worker=10, aside=aside)
+    assert calls == []

@@ -89,7 +89,9 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     known, todo = _scan(ctx, only)
     if todo:  # the parser and renderer, imported (once) before the workers fork; a build that reads no post never is
         import site_builder.render  # noqa: F401
-    outcomes = fork_map(lambda chunk: [_load_and_render(ctx, item) for item in chunk], todo, min_per_worker=60)
+    outcomes = fork_map(
+        lambda chunk: [_load_and_render(ctx, item) for item in chunk], todo, min_per_worker=60, aside=_next_stages
+    )
     loaded = [r for r in outcomes if isinstance(r, Loaded)]
     results = sorted(known + loaded, key=lambda r: str(r.post.source))
     errors = [SiteError(p.message, p.file, p.line) for p in outcomes if isinstance(p, LoadProblem)]
@@ -116,6 +118,13 @@ def read_posts(ctx: BuildContext, options: ExecOptions, only: set[str] | None = 
     ctx.state.posts = {str(r.post.source): PostRecord(r.stamp, r.post, r.key) for r in results}
     rendered = {r.post.permalink: ctx.state.fragments[r.key] for r in results if id(r.post) in published}
     return SitePosts(posts, rendered, fresh, runs, [r.post for r in loaded], selection.drafts, selection.future)
+
+
+def _next_stages() -> None:
+    """What assembling and writing the site import (~30 ms), imported while a worker renders posts."""
+    import site_builder.assemble
+    import site_builder.build.cachesave
+    import site_builder.build.publish  # noqa: F401
 
 
 def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[ToRead]]:

@@ -107,13 +107,21 @@ def fork_start(fn: Callable[[], object], fork: bool = True) -> Forked | Done:
     return Forked(fn) if fork and can_fork() else Done(fn())
 
 
-def fork_map(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], min_per_worker: int = 40) -> list[R]:
+def fork_map(
+    fn: Callable[[Sequence[T]], list[R]],
+    items: Sequence[T],
+    min_per_worker: int = 40,
+    aside: Callable[[], object] | None = None,
+) -> list[R]:
     """`fn(batch) -> list` (one result per item) over `items` in parallel; results in item order.
 
     This process and the forked workers each take the next batch of items as they finish the last one, so a
     faster process takes more (no process waits for another at the end), and a worker sends each batch's results
     as it goes (its pickling overlaps the work). This process renders batches itself, reads what the workers sent
-    between two of its batches, and needs no pickling for its own results."""
+    between two of its batches, and needs no pickling for its own results.
+
+    `aside`, when workers are forked, is called by this process once they are, before its first batch: work the
+    next step needs (imports), done while the workers render, which then take more of the batches."""
     workers = worker_count(len(items), min_per_worker)
     if workers == 1 or not can_fork():
         return list(fn(items))
@@ -125,6 +133,8 @@ def fork_map(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], min_per_w
         forked = [_Streaming(ctx, fn, items, feed) for _ in range(workers - 1)]
         results: list[Any] = [None] * len(items)
         try:
+            if aside is not None:
+                aside()
             while (batch := feed.take()) is not None:
                 _place(results, batch, fn(items[batch]))
                 for worker in forked:
