@@ -7,6 +7,11 @@ import hashlib
 
 def content_key(*parts: str | bytes) -> str:
     """SHA-1 hex digest of `parts`, each followed by a NUL byte (so ("ab", "c") and ("a", "bc") differ)."""
+    if parts:
+        try:  # all text (most keys): the same bytes, joined first, hashed in one call
+            return hashlib.sha1(("\0".join(parts) + "\0").encode("utf-8", "surrogatepass")).hexdigest()  # type: ignore[arg-type]
+        except TypeError:  # bytes among them
+            pass
     h = hashlib.sha1()
     for part in parts:
         h.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
