@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -31,6 +30,7 @@ from site_builder.load import Include, is_post_path, load_post
 from site_builder.models import Post, Rendered
 from site_builder.parse import parse_post
 from site_builder.render import render_parsed
+from site_builder.util.files import stamp_of
 from site_builder.write.output import LateFile, OutputWriter, write_late
 from site_builder.write.pages import write_pages
 
@@ -209,12 +209,11 @@ def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
     for name in sorted(only):
         hit = ctx.state.posts.get(name)
         try:
-            st = os.stat(name)
+            stamp = stamp_of(name)
         except FileNotFoundError:
             if hit is None:
                 continue  # came and went
             return None
-        stamp = (st.st_mtime_ns, st.st_size)
         if hit is None:
             return None  # a new post
         if hit.stamp == stamp and hit.key in ctx.state.fragments:

@@ -18,7 +18,7 @@ from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarn
 from site_builder.execute.options import ExecOptions
 from site_builder.load import find_post_names, load_post, select_posts
 from site_builder.models import RENDER_VERSION, ParsedPost, Post, Rendered
-from site_builder.util.files import file_stamp
+from site_builder.util.files import file_stamp, stamp_of
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map
 
@@ -41,8 +41,8 @@ class Loaded:
 
 @dataclass
 class ToRead:
-    """A post file the cache does not hold as it is now; `stamp` None: not looked at yet (a build with no cache
-    leaves that to the process that reads the file, one stat and one Path fewer on the core before the fork)."""
+    """A post file the cache does not hold as it is now; `stamp` None: not looked at yet (a file the state does not
+    know is stat'ed by the process that reads it: one stat and one Path fewer on the core before the fork)."""
 
     name: str
     stamp: Stamp | None
@@ -143,18 +143,18 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
             else:
                 names.append(str(record.post.source))
         names += [name for name in sorted(only) if os.path.isfile(name)]
-    if only is None and not ctx.state.posts:  # nothing to compare with: all to read
-        return known, [ToRead(name, None) for name in names]
     todo = []
     for name in names:
+        hit = ctx.state.posts.get(name)
+        if hit is None and only is None:  # nothing to compare with: the process that reads it takes its stamp
+            todo.append(ToRead(name, None))
+            continue
         try:
-            st = os.stat(name)
+            stamp = stamp_of(name)
         except FileNotFoundError:
             if only is None:
                 raise
             continue  # deleted since the watcher saw it: the next event says so
-        stamp = (st.st_mtime_ns, st.st_size)
-        hit = ctx.state.posts.get(name)
         fragment = ctx.state.fragments.get(hit.key) if hit is not None and hit.stamp == stamp else None
         if hit is not None and fragment is not None and images_unchanged(fragment):
             known.append(Loaded(hit.post, stamp, hit.key, None))
@@ -173,10 +173,7 @@ class LoadProblem:
 
 
 def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
-    stamp = item.stamp
-    if stamp is None:  # as `_scan` takes it: before reading (a file missing now is an error, as there)
-        st = os.stat(item.name)
-        stamp = (st.st_mtime_ns, st.st_size)
+    stamp = stamp_of(item.name) if item.stamp is None else item.stamp  # as `_scan` takes it: before reading
     try:
         post = load_post(Path(item.name), ctx.config)
         if post.execute:  # rendered after its code ran

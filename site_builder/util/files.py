@@ -169,10 +169,15 @@ def remove_later(path: str | os.PathLike[str]) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def stamp_of(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """(st_mtime_ns, st_size) of a file: what says a file changed (OSError when it cannot be read)."""
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_size)
+
+
 def file_stamp(path: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """(st_mtime_ns, st_size) of a file, None when it cannot be read: what says a file changed."""
+    """`stamp_of`, or None when the file cannot be read."""
     try:
-        st = os.stat(path)
+        return stamp_of(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)

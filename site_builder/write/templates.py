@@ -152,7 +152,8 @@ def _escape(value: Any) -> markupsafe.Markup:
 
 
 class _Template(jinja2.Template):
-    """A template whose `{{ }}` escape with `_escape`: its compiled code looks `escape` up in its own module."""
+    """A template whose `{{ }}` escape with `_escape`: its compiled code looks `escape` up in its own module, the
+    globals of its render functions."""
 
     @classmethod
     def from_code(
@@ -162,12 +163,10 @@ class _Template(jinja2.Template):
         globals: MutableMapping[str, Any],
         uptodate: Callable[[], bool] | None = None,
     ) -> jinja2.Template:
-        namespace = {"environment": environment, "__file__": code.co_filename}
-        exec(code, namespace)  # as Template.from_code does
-        if _escape_text is not None and namespace.get("escape") is markupsafe.escape:
-            namespace["escape"] = _escape
-        template = cls._from_namespace(environment, namespace, globals)
-        template._uptodate = uptodate
+        template = super().from_code(environment, code, globals, uptodate)
+        module = template.root_render_func.__globals__
+        if _escape_text is not None and module.get("escape") is markupsafe.escape:
+            module["escape"] = _escape
         return template
 
 
