@@ -21,6 +21,7 @@ from site_builder.models import RENDER_VERSION, ParsedPost, Post, Rendered
 from site_builder.util.files import file_stamp, stamp_of
 from site_builder.util.hashing import content_key
 from site_builder.util.parallel import fork_map
+from site_builder.util.paths import relative_text
 
 if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
@@ -173,8 +174,8 @@ class LoadProblem:
 
 
 def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
-    stamp = stamp_of(item.name) if item.stamp is None else item.stamp  # as `_scan` takes it: before reading
     try:
+        stamp = stamp_of(item.name) if item.stamp is None else item.stamp  # as `_scan` takes it: before reading
         post = load_post(Path(item.name), ctx.config)
         if post.execute:  # rendered after its code ran
             return Loaded(post, stamp, "", None)
@@ -182,6 +183,9 @@ def _load_and_render(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
         return Loaded(post, stamp, key, render_unless_cached(ctx, post, key))
     except SiteError as exc:
         return LoadProblem(exc.message, str(exc.file) if exc.file else None, exc.line)
+    except FileNotFoundError:  # listed, then removed (an editor's swap, a checkout) before this process read it
+        rel = relative_text(Path(item.name), ctx.config.root)
+        return LoadProblem("the file was removed while the site was being built; build again", rel, None)
 
 
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
