@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 
 import pytest
 
 from site_builder.errors import SiteError
-from site_builder.util.parallel import fork_map, worker_count
+from site_builder.util.parallel import fork_map, fork_start, worker_count
 
 needs_two = pytest.mark.skipif(worker_count(1000, 1) < 2, reason="one core here: fork_map runs in this process")
 
@@ -98,3 +99,35 @@ def test_work_set_aside_runs_once_in_this_process_while_the_worker_takes_batches
     calls.clear()
     fork_map(lambda batch: list(batch), [1, 2], min_per_worker=10, aside=aside)
     assert calls == []
+
+
+_SIGNAL_IN_FORK_HOOK: list[bool] = []  # set while the test below runs: the hook it registers stays for the session
+
+
+def _signal_in_the_fork_hook() -> None:
+    if _SIGNAL_IN_FORK_HOOK:
+        signal.raise_signal(signal.SIGTERM)  # as if it came while the fork's own hooks run
+
+
+os.register_at_fork(after_in_parent=_signal_in_the_fork_hook)
+
+
+def test_a_sigterm_that_comes_during_the_fork_still_stops_the_caller() -> None:
+    """serve turns SIGTERM into KeyboardInterrupt. Coming while a worker forks (inside the fork's hooks, where
+    logging releases its lock), that exception was swallowed and the server did not stop; it is now raised once
+    the fork is done."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    _SIGNAL_IN_FORK_HOOK.append(True)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fork_start(lambda: time.sleep(5)).cancel()
+    finally:
+        _SIGNAL_IN_FORK_HOOK.clear()
+        signal.signal(signal.SIGTERM, previous)
+    for child in multiprocessing.active_children():
+        child.kill()
+        child.join()

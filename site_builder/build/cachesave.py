@@ -20,7 +20,7 @@ from typing import Any
 
 from site_builder.build.state import BuildState
 from site_builder.util.files import atomic_tmp
-from site_builder.util.parallel import can_fork
+from site_builder.util.parallel import can_fork, start_process
 
 
 class _Abandoned(Exception):
@@ -62,7 +62,7 @@ class EarlySave:
         self._conn, theirs = ctx.Pipe()
         self._path = state.path
         self._proc = ctx.Process(target=_save, args=(state, theirs, self._conn, os.getpid()), daemon=True)
-        self._proc.start()
+        start_process(self._proc)
         theirs.close()
 
     def finish(self, state: BuildState) -> None:

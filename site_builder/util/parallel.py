@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -12,6 +13,29 @@ from site_builder.errors import SiteError
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+_HELD = (signal.SIGTERM, signal.SIGHUP)  # what serve turns into an exception
+
+
+def start_process(proc: Any) -> None:
+    """`proc.start()` with SIGTERM and SIGHUP held back until the fork is done, then raised again if they came.
+
+    `serve` turns them into KeyboardInterrupt. Raised inside the fork's own hooks (logging releases its lock there),
+    the exception is swallowed: the server would not stop, and logging's lock would stay held. A forked process
+    sets its own handlers first thing (`_run`, `_batches`, the cache's saver)."""
+    if threading.current_thread() is not threading.main_thread():  # handlers run in the main thread only
+        proc.start()
+        return
+    came: list[int] = []
+    held = {signum: signal.signal(signum, lambda signum, frame: came.append(signum)) for signum in _HELD}
+    try:
+        proc.start()
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        for number in came:
+            signal.raise_signal(number)
 
 
 def worker_count(items: int, min_per_worker: int = 40) -> int:
@@ -50,7 +74,7 @@ class Forked:
         ctx = multiprocessing.get_context("fork")
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_run, args=(fn, args, send), daemon=True)
-        self._proc.start()
+        start_process(self._proc)
         send.close()
 
     def result(self) -> Any:
@@ -214,7 +238,7 @@ class _Streaming:
         except (ImportError, AttributeError, OSError):  # not Linux, or over the system's limit: the default pipe
             pass
         self._proc = ctx.Process(target=_batches, args=(fn, items, feed, send), daemon=True)
-        self._proc.start()
+        start_process(self._proc)
         send.close()
         self.done = False
 
