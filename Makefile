@@ -39,7 +39,8 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: $(STAMP) $(BROWSER) $(AXE) lint
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q -n 2 --dist loadfile -m 'not serial' --durations=15  # two at a time, a file to a worker
+	$(PY) -m pytest -q -m serial --durations=5  # the tests that time what they wait for, alone
 
 bench: $(STAMP)
 	$(PY) bench/build.py

@@ -26,6 +26,8 @@ from helpers import make_site, wait_for, write_post
 
 from site_builder.server.http import EVENTS_PATH as EVENTS
 
+pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
+
 HEADER_TIMEOUT = 10  # seconds the server gives a client to send a request's line and headers (server/http.py)
 SECRET = "top-secret-outside-the-site"
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from helpers import make_site
 from test_execute import check, exec_post, line_of, summary
 from test_pytest_plugin import run_pytest
@@ -86,6 +87,7 @@ def _fresh_interpreter() -> float:
     return statistics.median(times)
 
 
+@pytest.mark.serial  # a time against a fresh interpreter's, on an idle machine
 def test_overhead_per_post_is_small(tmp_path):
     """20 posts whose code is `x = 1`: each run (fork, isolation, teardown) takes a fraction of a fresh
     interpreter's start (the bench measures it alone: 15 ms at most on the 2-core VM, it was 60-70 ms)."""

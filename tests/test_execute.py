@@ -11,6 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from helpers import make_site, run_cli, write_post
 
 
@@ -612,6 +613,7 @@ def test_json_report(tmp_path):
 # ---------------------------------------------------------------- parallel
 
 
+@pytest.mark.serial  # needs both cores to itself
 def test_posts_run_in_parallel(tmp_path):
     site = make_site(tmp_path / "site")
     for name in ("a.md", "b.md"):

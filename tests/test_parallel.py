@@ -12,6 +12,8 @@ import pytest
 from site_builder.errors import SiteError
 from site_builder.util.parallel import fork_map, fork_start, worker_count
 
+pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
+
 needs_two = pytest.mark.skipif(worker_count(1000, 1) < 2, reason="one core here: fork_map runs in this process")
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import REPO, chromium, make_site, wait_for, write_post
 
+pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
+
 
 class Server:
     def __init__(self, root: Path, *extra: str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -36,7 +37,12 @@ def _clean_env() -> dict[str, str]:
 def installed(tmp_path_factory) -> Path:
     """The bin/ folder of a new virtualenv with the freshly built wheel (and its dependencies) installed."""
     work = tmp_path_factory.mktemp("wheel")
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", REPO, cwd=work)
+    source = work / "source"  # a copy of what the wheel is made of: setuptools builds in the tree it is given (a
+    # build/ folder there, whose stale modules a later wheel would carry, and which ruff takes for a package)
+    shutil.copytree(REPO / "site_builder", source / "site_builder", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, source / name)
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", source, cwd=work)
     wheels = list((work / "dist").glob("site_builder-*.whl"))
     assert len(wheels) == 1, wheels
     venv.EnvBuilder(with_pip=True).create(work / "venv")
