@@ -67,15 +67,19 @@ def write_pages(
     base_path = str(env.globals.get("base_path", ""))
     texts = cast("dict[str, Any]", env.globals["ui_texts"])  # make_env's _Tables: another code, the default's
 
+    def render(page: Page) -> str:
+        try:
+            lang = getattr(page.context.get("ui"), "code", "")
+            return rebase(templates[page.template].render(**page.context, once=once, T=texts[lang]), base_path)
+        except jinja2.TemplateError as exc:
+            raise template_error(exc, theme) from None
+        except Exception as exc:  # a bad theme must not produce a traceback
+            raise SiteError(f"template {page.template}: {type(exc).__name__}: {exc}") from None
+
     def render_chunk(chunk: Sequence[Page]) -> list[int]:
-        for page in chunk:
-            try:
-                lang = getattr(page.context.get("ui"), "code", "")
-                data = rebase(templates[page.template].render(**page.context, once=once, T=texts[lang]), base_path)
-            except jinja2.TemplateError as exc:
-                raise template_error(exc, theme) from None
-            except Exception as exc:  # a bad theme must not produce a traceback
-                raise SiteError(f"template {page.template}: {type(exc).__name__}: {exc}") from None
+        """The chunk's pages rendered, then written: one kind of work at a time keeps its code warm in the
+        processor's caches."""
+        for page, data in zip(chunk, [render(page) for page in chunk]):
             writer.write(page.path, data)
         return [1] * len(chunk)
 
