@@ -107,8 +107,8 @@ _SIGNAL_IN_FORK_HOOK: list[bool] = []  # set while the test below runs: the hook
 
 
 def _signal_in_the_fork_hook() -> None:
-    if _SIGNAL_IN_FORK_HOOK:
-        signal.raise_signal(signal.SIGTERM)  # as if it came while the fork's own hooks run
+    for signum in _SIGNAL_IN_FORK_HOOK:
+        signal.raise_signal(signum)  # as if it came while the fork's own hooks run
 
 
 os.register_at_fork(after_in_parent=_signal_in_the_fork_hook)
@@ -123,7 +123,7 @@ def test_a_sigterm_that_comes_during_the_fork_still_stops_the_caller() -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
-    _SIGNAL_IN_FORK_HOOK.append(True)
+    _SIGNAL_IN_FORK_HOOK.append(signal.SIGTERM)
     try:
         with pytest.raises(KeyboardInterrupt):
             fork_start(lambda: time.sleep(5)).cancel()
@@ -133,3 +133,30 @@ def test_a_sigterm_that_comes_during_the_fork_still_stops_the_caller() -> None:
     for child in multiprocessing.active_children():
         child.kill()
         child.join()
+
+
+def test_ctrl_c_during_the_fork_interrupts_the_build_and_the_worker_keeps_the_parents_ctrl_c() -> None:
+    """Ctrl-C coming while a worker forks was raised inside the fork's hooks: swallowed with a traceback printed,
+    and the build went on. It is held back for the fork and raised once it is done. The worker does with Ctrl-C
+    what its parent did before the fork: stop (KeyboardInterrupt), or ignore it where the parent ignores it."""
+    _SIGNAL_IN_FORK_HOOK.append(signal.SIGINT)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fork_start(lambda: time.sleep(5)).cancel()
+    finally:
+        _SIGNAL_IN_FORK_HOOK.clear()
+    for child in multiprocessing.active_children():
+        child.kill()
+        child.join()
+
+    def handler_name() -> str:
+        handler = signal.getsignal(signal.SIGINT)
+        return {signal.default_int_handler: "raise", signal.SIG_IGN: "ignore"}.get(handler, repr(handler))
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert fork_start(handler_name).result() == "raise"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert fork_start(handler_name).result() == "ignore"
+    finally:
+        signal.signal(signal.SIGINT, previous)

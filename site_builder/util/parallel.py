@@ -15,20 +15,33 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-_HELD = (signal.SIGTERM, signal.SIGHUP)  # what serve turns into an exception
+_HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, and what serve turns into an exception
+
+
+class _Holder:
+    """A held signal's stand-in handler while a process forks: it notes the signal. `previous` is the handler it
+    stands in for: the forked child, which inherits the holder, puts that back (`child_signals`)."""
+
+    def __init__(self, previous: Any, came: list[int]) -> None:
+        self.previous = previous if previous is not None else signal.SIG_DFL  # None: set outside Python
+        self.came = came
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.came.append(signum)
 
 
 def start_process(proc: Any) -> None:
-    """`proc.start()` with SIGTERM and SIGHUP held back until the fork is done, then raised again if they came.
+    """`proc.start()` with SIGINT, SIGTERM and SIGHUP held back until the fork is done, then raised again if they
+    came.
 
-    `serve` turns them into KeyboardInterrupt. Raised inside the fork's own hooks (logging releases its lock there),
-    the exception is swallowed: the server would not stop, and logging's lock would stay held. A forked process
-    sets its own handlers first thing (`_run`, `_batches`, the cache's saver)."""
+    Ctrl-C raises KeyboardInterrupt, and `serve` turns SIGTERM and SIGHUP into one. Raised inside the fork's own
+    hooks (logging releases its lock there), the exception is swallowed, with a traceback: the build or the server
+    would go on, with logging's lock held. A forked process puts its handlers back first thing (`child_signals`)."""
     if threading.current_thread() is not threading.main_thread():  # handlers run in the main thread only
         proc.start()
         return
     came: list[int] = []
-    held = {signum: signal.signal(signum, lambda signum, frame: came.append(signum)) for signum in _HELD}
+    held = {signum: signal.signal(signum, _Holder(signal.getsignal(signum), came)) for signum in _HELD}
     try:
         proc.start()
     finally:
@@ -38,16 +51,29 @@ def start_process(proc: Any) -> None:
             signal.raise_signal(number)
 
 
+def child_signals() -> None:
+    """First thing in a forked worker: SIGTERM and SIGHUP kill it at once; SIGINT does what it did in the parent
+    (held while the fork was made: see `start_process`). What the holder noted is the parent's to raise (the
+    parent stops its workers when it is interrupted).
+
+    The handler serve installs, inherited with the fork, would turn SIGTERM into an exception whose report could
+    block on a full pipe nobody reads: a worker stopped by its parent (terminate, at exit) must die at once."""
+    for signum in _HELD:
+        handler = signal.getsignal(signum)
+        previous = handler.previous if isinstance(handler, _Holder) else handler
+        if signum != signal.SIGINT:
+            signal.signal(signum, signal.SIG_DFL)
+        elif previous is not None:  # None: set outside Python, and left so
+            signal.signal(signum, previous)
+
+
 def worker_count(items: int, min_per_worker: int = 40) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, items // min_per_worker))
 
 
 def _run(fn: Callable[..., Any], args: tuple[Any, ...], conn: Any) -> None:
-    # A worker stopped by its parent (terminate, at exit) dies at once: the handler serve installs, inherited with
-    # the fork, would turn SIGTERM into an exception whose report could block on a full pipe nobody reads.
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_DFL)
+    child_signals()
     try:
         conn.send(("ok", fn(*args)))
     except BaseException as exc:  # report, the parent raises it
@@ -213,8 +239,7 @@ def _place(results: list[Any], batch: slice, values: list[Any]) -> None:
 
 def _batches(fn: Callable[[Sequence[Any]], list[Any]], items: Sequence[Any], feed: _Feed, conn: Any) -> None:
     """A worker's loop: batch after batch, each one's results sent at once; then "done" (or what went wrong)."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):  # see _run
-        signal.signal(signum, signal.SIG_DFL)
+    child_signals()
     try:
         while (batch := feed.take()) is not None:
             conn.send(("part", batch, fn(items[batch])))

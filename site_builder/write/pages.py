@@ -79,7 +79,7 @@ def write_pages(
     def render_chunk(chunk: Sequence[Page]) -> list[int]:
         """The chunk's pages rendered, then written: one kind of work at a time keeps its code warm in the
         processor's caches."""
-        for page, data in zip(chunk, [render(page) for page in chunk]):
+        for page, data in zip(chunk, [render(page) for page in chunk], strict=True):
             writer.write(page.path, data)
         return [1] * len(chunk)
 
