@@ -76,9 +76,7 @@ def write_pages(
         except Exception as exc:  # a bad theme must not produce a traceback
             raise SiteError(f"template {page.template}: {type(exc).__name__}: {exc}") from None
 
-    def render_chunk(chunk: Sequence[Page]) -> list[int]:
-        """The chunk's pages rendered, then written: one kind of work at a time keeps its code warm in the
-        processor's caches."""
+    def render_chunk(chunk: Sequence[Page]) -> list[int]:  # rendered, then written: each code warm in the caches
         for page, data in zip(chunk, [render(page) for page in chunk], strict=True):
             writer.write(page.path, data)
         return [1] * len(chunk)
