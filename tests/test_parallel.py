@@ -103,7 +103,7 @@ def test_work_set_aside_runs_once_in_this_process_while_the_worker_takes_batches
     assert calls == []
 
 
-_SIGNAL_IN_FORK_HOOK: list[bool] = []  # set while the test below runs: the hook it registers stays for the session
+_SIGNAL_IN_FORK_HOOK: list[int] = []  # set while a test below runs: the hook it registers stays for the session
 
 
 def _signal_in_the_fork_hook() -> None:
@@ -112,6 +112,19 @@ def _signal_in_the_fork_hook() -> None:
 
 
 os.register_at_fork(after_in_parent=_signal_in_the_fork_hook)
+
+
+def _fork_interrupted_by(signum: int) -> None:
+    """A fork during which `signum` comes must raise KeyboardInterrupt in the caller (not swallow it)."""
+    _SIGNAL_IN_FORK_HOOK.append(signum)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fork_start(lambda: time.sleep(5)).cancel()
+    finally:
+        _SIGNAL_IN_FORK_HOOK.clear()
+    for child in multiprocessing.active_children():
+        child.kill()
+        child.join()
 
 
 def test_a_sigterm_that_comes_during_the_fork_still_stops_the_caller() -> None:
@@ -123,31 +136,17 @@ def test_a_sigterm_that_comes_during_the_fork_still_stops_the_caller() -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
-    _SIGNAL_IN_FORK_HOOK.append(signal.SIGTERM)
     try:
-        with pytest.raises(KeyboardInterrupt):
-            fork_start(lambda: time.sleep(5)).cancel()
+        _fork_interrupted_by(signal.SIGTERM)
     finally:
-        _SIGNAL_IN_FORK_HOOK.clear()
         signal.signal(signal.SIGTERM, previous)
-    for child in multiprocessing.active_children():
-        child.kill()
-        child.join()
 
 
 def test_ctrl_c_during_the_fork_interrupts_the_build_and_the_worker_keeps_the_parents_ctrl_c() -> None:
     """Ctrl-C coming while a worker forks was raised inside the fork's hooks: swallowed with a traceback printed,
     and the build went on. It is held back for the fork and raised once it is done. The worker does with Ctrl-C
     what its parent did before the fork: stop (KeyboardInterrupt), or ignore it where the parent ignores it."""
-    _SIGNAL_IN_FORK_HOOK.append(signal.SIGINT)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            fork_start(lambda: time.sleep(5)).cancel()
-    finally:
-        _SIGNAL_IN_FORK_HOOK.clear()
-    for child in multiprocessing.active_children():
-        child.kill()
-        child.join()
+    _fork_interrupted_by(signal.SIGINT)
 
     def handler_name() -> str:
         handler = signal.getsignal(signal.SIGINT)
