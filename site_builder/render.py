@@ -262,7 +262,7 @@ def _renderer() -> PostRenderer:
 
 
 def render_post(post: Post, fence_hook: FenceHook | None = None, content_dir: Path | None = None) -> Rendered:
-    """Parse and render a post's body to an HTML fragment; bad math, markup or images raise SiteError."""
+    """Parse and render a post's body to an HTML fragment; bad math and images are warnings in `Rendered.warnings`."""
     return render_parsed(parse_post(post, content_dir), fence_hook)
 
 
