@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 EXEC_CACHE = Path(".cache") / "exec"
 R = TypeVar("R")
+PARSED_AHEAD = 1 << 20  # characters of Markdown a worker parses before rendering them (~12 MiB of tokens)
 
 
 @dataclass
@@ -185,15 +186,30 @@ def _read_batch(ctx: BuildContext, batch: Sequence[ToRead]) -> list[Loaded | Loa
 
     read = [_load(ctx, item) for item in batch]
     fresh = {i: r for i, r in enumerate(read) if isinstance(r, Loaded) and r.key and not _cached(ctx, r.key)}
-    parsed = {i: _guarded(parse_post, r.post, ctx.content_dir, ctx.math_macros) for i, r in fresh.items()}
-    for i, r in fresh.items():
-        tokens = parsed.pop(i)  # a post's tokens go once it is rendered, not with the batch
-        done = tokens if isinstance(tokens, LoadProblem) else _guarded(render_fragment, tokens, r.key)
-        if isinstance(done, LoadProblem):
-            read[i] = done
-        else:
-            r.rendered = done
+    for group in _by_size(list(fresh.items())):  # tokens take ~12x their Markdown: long posts, fewer at a time
+        parsed = {i: _guarded(parse_post, r.post, ctx.content_dir, ctx.math_macros) for i, r in group}
+        for i, r in group:
+            tokens = parsed.pop(i)  # a post's tokens go once it is rendered, not with the group
+            done = tokens if isinstance(tokens, LoadProblem) else _guarded(render_fragment, tokens, r.key)
+            if isinstance(done, LoadProblem):
+                read[i] = done
+            else:
+                r.rendered = done
     return read
+
+
+def _by_size(posts: list[tuple[int, Loaded]], limit: int = PARSED_AHEAD) -> list[list[tuple[int, Loaded]]]:
+    """`posts` in groups of at most `limit` characters of Markdown (a longer post is a group of its own)."""
+    groups: list[list[tuple[int, Loaded]]] = []
+    size = limit
+    for item in posts:
+        length = len(item[1].post.body)
+        if size + length > limit:
+            groups.append([])
+            size = 0
+        groups[-1].append(item)
+        size += length
+    return groups
 
 
 def _load(ctx: BuildContext, item: ToRead) -> Loaded | LoadProblem:
