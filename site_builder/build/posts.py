@@ -185,8 +185,8 @@ def _read_batch(ctx: BuildContext, batch: Sequence[ToRead]) -> list[Loaded | Loa
     from site_builder.parse import parse_post
 
     read = [_load(ctx, item) for item in batch]
-    fresh = {i: r for i, r in enumerate(read) if isinstance(r, Loaded) and r.key and not _cached(ctx, r.key)}
-    for group in _by_size(list(fresh.items())):  # tokens take ~12x their Markdown: long posts, fewer at a time
+    fresh = [(i, r) for i, r in enumerate(read) if isinstance(r, Loaded) and r.key and not _cached(ctx, r.key)]
+    for group in _by_size(fresh):  # tokens take ~12x their Markdown: long posts, fewer at a time
         parsed = {i: _guarded(parse_post, r.post, ctx.content_dir, ctx.math_macros) for i, r in group}
         for i, r in group:
             tokens = parsed.pop(i)  # a post's tokens go once it is rendered, not with the group

@@ -41,12 +41,14 @@ def start_process(proc: Any) -> None:
         proc.start()
         return
     came: list[int] = []
-    held = {signum: signal.signal(signum, _Holder(signal.getsignal(signum), came)) for signum in _HELD}
+    holders = {signum: _Holder(signal.getsignal(signum), came) for signum in _HELD}
+    for signum, holder in holders.items():
+        signal.signal(signum, holder)
     try:
         proc.start()
     finally:
-        for signum, handler in held.items():
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        for signum, holder in holders.items():
+            signal.signal(signum, holder.previous)
         for number in came:
             signal.raise_signal(number)
 
@@ -58,13 +60,11 @@ def child_signals() -> None:
 
     The handler serve installs, inherited with the fork, would turn SIGTERM into an exception whose report could
     block on a full pipe nobody reads: a worker stopped by its parent (terminate, at exit) must die at once."""
-    for signum in _HELD:
-        handler = signal.getsignal(signum)
-        previous = handler.previous if isinstance(handler, _Holder) else handler
-        if signum != signal.SIGINT:
-            signal.signal(signum, signal.SIG_DFL)
-        elif previous is not None:  # None: set outside Python, and left so
-            signal.signal(signum, previous)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+    handler = signal.getsignal(signal.SIGINT)
+    if isinstance(handler, _Holder):  # (not one when the fork was made outside the main thread)
+        signal.signal(signal.SIGINT, handler.previous)
 
 
 def worker_count(items: int, min_per_worker: int = 40) -> int:
