@@ -128,18 +128,24 @@ def test_errors_name_files_relative_to_the_site_root_from_any_working_directory(
 MATH_POST = "---\ntitle: Maths\ndate: 2024-01-01\n---\n\nText before.\n\nBad: $\\frac{1}{$ here.\n"
 
 
-def test_a_post_removed_after_the_folder_was_listed_is_an_error_naming_it_not_a_crash(site, monkeypatch):
-    """A file listed, then gone before a worker reads it (an editor's swap file, a checkout): one error at that
-    file, with the rest of the posts read, not an internal error from the worker."""
+@pytest.mark.parametrize("known", [False, True], ids=["cold", "known to the cache"])
+def test_a_post_removed_after_the_folder_was_listed_is_an_error_naming_it_not_a_crash(site, monkeypatch, known):
+    """A file listed, then gone before it is read (an editor's swap file, a checkout): one error at that file, with
+    the rest of the posts read, not an internal error from the worker (cold) or from the scan that compares it
+    with the cache (a file the last build read)."""
     import site_builder.build.posts as posts
     from site_builder.build.pipeline import build_site
     from site_builder.errors import SiteErrors
 
     for n in range(200):  # enough posts that the build forks its workers
         write_post(site, f"p{n}.md", GOOD)
-    gone = str(site / "content" / "posts" / "gone.md")
+    gone = site / "content" / "posts" / "gone.md"
+    if known:
+        write_post(site, "gone.md", GOOD)
+        build_site(site, site / "output", log=lambda message: None)
+        gone.unlink()
     listed = posts.find_post_names
-    monkeypatch.setattr(posts, "find_post_names", lambda *a: [*listed(*a), gone])
+    monkeypatch.setattr(posts, "find_post_names", lambda *a: sorted({*listed(*a), str(gone)}))
     with pytest.raises(SiteErrors) as caught:
         build_site(site, site / "output", log=lambda message: None)
     assert [(e.file, e.message) for e in caught.value.errors] == [

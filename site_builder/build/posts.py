@@ -154,9 +154,9 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
         try:
             stamp = stamp_of(name)
         except FileNotFoundError:
-            if only is None:
-                raise
-            continue  # deleted since the watcher saw it: the next event says so
+            if only is None:  # listed, then removed: the process that reads it says so (`_load`)
+                todo.append(ToRead(name, None))
+            continue  # else deleted since the watcher saw it: the next event says so
         fragment = ctx.state.fragments.get(hit.key) if hit is not None and hit.stamp == stamp else None
         if hit is not None and fragment is not None and images_unchanged(fragment):
             known.append(Loaded(hit.post, stamp, hit.key, None))
