@@ -19,7 +19,7 @@ from pygments.util import ClassNotFound
 from site_builder.fasthtml import SpanFormatter, lexer_tokens, matches_pygments
 from site_builder.fastlex import speed_up
 from site_builder.fences import EXEC_LANGS, block_is_doctest, hl_lines
-from site_builder.images import clean_svg
+from site_builder.images import svg_image
 
 if TYPE_CHECKING:
     from site_builder.execute.results import BlockResult, PostRun
@@ -130,7 +130,7 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
             else:
                 parts.append(value_html(block.value))
             for svg in block.figures:
-                parts.append(f'<figure class="exec-figure">{clean_svg(svg)}</figure>\n')
+                parts.append(f'<figure class="exec-figure">{svg_image(svg)}</figure>\n')
         error = block.error if block.status == "failed" else None
         if error is None and post_error is not None and post_error.get("line") == block.line:
             error = post_error

@@ -3,6 +3,7 @@ stripped."""
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import math
@@ -199,21 +200,23 @@ def resolves_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
-_SVG_CODE = re.compile(r"<(script|foreignObject)\b(?:[^>]*/>|.*?(?:</\1\s*>|\Z))", re.I | re.S)
-_SVG_TAG = re.compile(r"<[A-Za-z][^<>]*>")
-_SVG_ATTR = re.compile(r"""\s+([^\s=/>]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+))?""")
-_SCRIPT_URL = re.compile(r"(?:java|vb)script:", re.I)
+_SVG_XMLNS = ' xmlns="http://www.w3.org/2000/svg"'
 
 
-def clean_svg(svg: str) -> str:
-    """An SVG to inline in a page without what runs script: <script> and <foreignObject> elements, on* handlers,
-    attributes holding javascript: or vbscript: URLs. Anything else is left as it is, byte for byte."""
-
-    def attribute(m: re.Match[str]) -> str:
-        value = re.sub(r"[\s\x00-\x1f]", "", html.unescape(m.group(2) or ""))
-        return "" if m.group(1).lower().startswith("on") or _SCRIPT_URL.search(value) else m.group(0)
-
-    return _SVG_TAG.sub(lambda tag: _SVG_ATTR.sub(attribute, tag.group(0)), _SVG_CODE.sub("", svg))
+def svg_image(svg: str, alt: str = "") -> str:
+    """An untrusted SVG (a value's `_repr_svg_`, a notebook's stored output, a figure from a run or its cache) as an
+    `<img>` of a `data:` URL: a browser runs no script and loads nothing in an image, whatever the SVG holds, so
+    nothing of it is cleaned or inlined. The SVG is taken from its first `<svg` to its last `</svg>`; "" when it
+    has none. An image needs the SVG namespace, added when the root element lacks it."""
+    start, end = svg.find("<svg"), svg.rfind("</svg>")
+    if start < 0 or end < start:
+        return ""
+    svg = svg[start : end + len("</svg>")]
+    head = svg[: svg.find(">") + 1]
+    if "xmlns=" not in head and "xmlns =" not in head:
+        svg = "<svg" + _SVG_XMLNS + svg[len("<svg") :]
+    data = base64.b64encode(svg.encode("utf-8", "replace")).decode("ascii")
+    return f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(alt)}">'
 
 
 # --- names and cache --------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Post
 from site_builder.util.hashing import bytes_digest
 from site_builder.util.paths import relative, relative_text, under
+from site_builder.util.urls import climbs_out
 
 if TYPE_CHECKING:
     from site_builder.notebook import CellMap
@@ -108,6 +109,11 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     dt = PAGE_DATE if undated else parse_date(front, "date", rel)
     stem, lang = _language(path, cfg, front, rel)
     slug = str(meta.get("slug") or slugify(stem))
+    permalink = _permalink(cfg, front, rel, dt, slug, lang, _page_pattern(path, cfg) if page else "")
+    image = meta.get("image")
+    if isinstance(image, str) and climbs_out(permalink, image.strip()):  # write.social leaves it out
+        message = f"image {image!r} climbs out of the site (above its root); the post's previews show no picture"
+        front.warnings.append(SiteWarning(message, rel, front.line("image")))
     return Post(
         source=path,
         rel=rel,
@@ -117,7 +123,7 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         tags=_tags(front, rel),
         lang=lang,
         slug=slug,
-        permalink=(permalink := _permalink(cfg, front, rel, dt, slug, lang, _page_pattern(path, cfg) if page else "")),
+        permalink=permalink,
         id=str(meta.get("id") or cfg.absolute(permalink)),
         summary=str(meta.get("summary") or ""),
         body=front.body,

@@ -4,8 +4,9 @@ and a notebook's stored outputs. Used by the render stage and by notebooks read 
 The runner sends the value's repr (`text/plain`) and its richest other form (`text/html`, `image/svg+xml`,
 `image/png` as base64): the box shows the first of HTML, SVG, PNG, text that can be shown safely. What the runner
 or a cache file gives is untrusted: HTML goes through nh3 (no script, `<style>`, event handlers or script URLs;
-tables, classes and a few style properties kept), SVG through `images.clean_svg` as figures do, a PNG must be
-one (a data: URL); anything else is left out, down to the repr as text.
+tables, classes and a few style properties kept), SVG is an image of a data: URL (`images.svg_image`, as figures
+are: never inlined, so no script of it runs), a PNG must be one (a data: URL); anything else is left out, down to
+the repr as text.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from html import escape
 
 import nh3
 
-from site_builder.images import clean_svg
+from site_builder.images import svg_image
 
 
 def _names(text: str) -> set[str]:
@@ -85,10 +86,8 @@ def _html(data: str, text: str) -> str:
 
 
 def _svg(data: str, text: str) -> str:
-    start, end = data.find("<svg"), data.rfind("</svg>")
-    if start < 0 or end < start:
-        return ""
-    return f'<div class="value-body">{clean_svg(data[start : end + len("</svg>")])}</div>'
+    image = svg_image(data, text if len(text) <= 200 else text[:199] + "…")
+    return f'<div class="value-body">{image}</div>' if image else ""
 
 
 def _png(data: str, text: str) -> str:

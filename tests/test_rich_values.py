@@ -5,6 +5,7 @@ Every test writes a tiny site into tmp_path and runs the real CLI in a subproces
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 import textwrap
@@ -111,8 +112,11 @@ def check_values(body: str) -> None:
     )
     assert "<b>hi</b>" in shown[1][1]
     assert not re.search(r"onclick|<script|alert", shown[1][1]), shown[1][1]
-    assert "<svg" in shown[2][1] and "<rect" in shown[2][1]
-    assert not re.search(r"onload|<script|alert|<\?xml", shown[2][1]), shown[2][1]
+    svg = re.search(
+        r'<div class="value-body"><img src="data:image/svg\+xml;base64,([^"]+)" alt="[^"]*"></div>', shown[2][1]
+    )
+    assert svg is not None and "<svg" not in shown[2][1], shown[2][1]  # an image: its script never runs
+    assert '<rect width="20" height="10" fill="teal"/>' in base64.b64decode(svg[1]).decode()
     assert '<img src="data:image/png;base64,iVBORw0KGgo' in shown[3][1] and 'width="40" height="20"' in shown[3][1]
     assert "<code>42</code>" in shown[4][1]
     assert all("987654321" not in part for _, part in shown)  # `x;` shows nothing

@@ -9,11 +9,12 @@ from site_builder.assemble.posts import Group, link_translations, make_views, pi
 from site_builder.assemble.related import link_related, nav_links
 from site_builder.assemble.tags import tag_spellings
 from site_builder.config import SiteConfig
-from site_builder.errors import SiteError
+from site_builder.errors import SiteError, SiteErrors
 from site_builder.models import Page, Post, Rendered
 from site_builder.util.hashing import content_key
 
 RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
+SEARCH_DIR = "pagefind/"  # write.search.SEARCH_DIR, Pagefind's index (assemble imports nothing of write)
 
 
 def assemble(
@@ -98,24 +99,40 @@ def _post_page(
 
 
 def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, LanguageSite]) -> None:
-    """Two pages for one output file is an error naming the post(s) involved."""
+    """A page on another's output file, on a file of the site's own (its feeds, sitemap, styles, the search index's
+    folder) or on a name a web server reads (`.htaccess`, `.nojekyll`, `.well-known/`: a name starting with a
+    dot) is an error naming its post: all of them, together."""
     feeds = [feed_path(config, lang) for lang in config.languages.values()]
     feeds += [tag_feed_url(t, s.lang.prefix).lstrip("/") for s in sites.values() for t in s.tags]
     owners: dict[str, Page | None] = {path: None for path in (*feeds, *RESERVED)}
+    errors: list[SiteError] = []
     for page in pages:
-        if page.path in owners:
-            other = owners[page.path]
-            posts = [p.context["post"] for p in (page, other) if p is not None and "post" in p.context]
+        posts = [p.context["post"] for p in (page, owners.get(page.path)) if p is not None and "post" in p.context]
+        problem = _not_a_page(page.path)
+        if page.path in owners or problem:
             what = (
-                " and ".join(v.post.rel for v in posts[1:]) or f"the site's own /{page.path.removesuffix('index.html')}"
+                problem
+                or " and ".join(v.post.rel for v in posts[1:])
+                or f"the site's own /{page.path.removesuffix('index.html')}"
             )
-            raise (
+            errors.append(
                 SiteError(
-                    f"permalink {posts[0].url} collides with {what}",
+                    f"permalink {posts[0].url} {'' if problem else 'collides with '}{what}",
                     posts[0].post.rel,
                     posts[0].post.lines.get("permalink"),
                 )
                 if posts
                 else SiteError(f"two pages would be written to /{page.path}")
             )
-        owners[page.path] = page
+        owners.setdefault(page.path, page)
+    if errors:
+        raise SiteErrors(errors)
+
+
+def _not_a_page(path: str) -> str:
+    """Why a page cannot be written to `path`, "" when it can."""
+    if any(part.startswith(".") for part in path.split("/")):
+        return "names a file a web server reads (a name starting with a dot): it cannot be a page"
+    if path.startswith(SEARCH_DIR):
+        return f"is in /{SEARCH_DIR}, the search index's folder, which each build replaces"
+    return ""

@@ -16,66 +16,29 @@ from markdownify import (  # type: ignore[attr-defined]  # markdownify's stubs l
     should_remove_whitespace_outside,
 )
 
-from site_builder.importer.text import escape_alt, escape_text, is_punct, is_space, md_title, md_url, useful_alt
+from site_builder.importer.text import (
+    escape_alt,
+    escape_text,
+    is_punct,
+    is_space,
+    md_title,
+    md_url,
+    table_cell,
+    useful_alt,
+)
+
+
+def _names(text: str) -> set[str]:
+    return set(text.split())
+
 
 _BLOCK_TOKEN = "\x00B{}\x00"
 _BLOCK_LINE = re.compile(r"^(?P<prefix>.*?)\x00B(?P<n>\d+)\x00[ \t]*$", re.M)
-_INLINE_PARENTS = {
-    "a",
-    "em",
-    "i",
-    "strong",
-    "b",
-    "span",
-    "code",
-    "sup",
-    "sub",
-    "small",
-    "mark",
-    "u",
-    "s",
-    "del",
-    "ins",
-    "abbr",
-    "cite",
-    "q",
-    "label",
-    "font",
-    "time",
-}
-_BLOCK_NAMES = {
-    "p",
-    "div",
-    "li",
-    "ul",
-    "ol",
-    "blockquote",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "pre",
-    "table",
-    "tr",
-    "td",
-    "th",
-    "section",
-    "article",
-    "figure",
-    "figcaption",
-    "dl",
-    "dt",
-    "dd",
-    "hr",
-    "header",
-    "footer",
-    "aside",
-    "main",
-    "nav",
-    "details",
-}
+_INLINE_PARENTS = _names("a em i strong b span code sup sub small mark u s del ins abbr cite q label font time")
+_BLOCK_NAMES = _names(
+    "p div li ul ol blockquote h1 h2 h3 h4 h5 h6 pre table tr td th section article figure figcaption dl dt dd hr "
+    "header footer aside main nav details"
+)
 _LOOSE_CHILDREN = {"p", "div", "blockquote", "pre", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "figure"}
 
 
@@ -271,8 +234,6 @@ class PostConverter(MarkdownConverter):
             if "_inline" in parent_tags:
                 starts_line = False  # heading text and table cells cannot start a block
             text = escape_text(text, line_start=starts_line)
-            if "td" in parent_tags or "th" in parent_tags:
-                text = text.replace("|", "\\|")
         return text
 
     # --- placeholders -----------------------------------------------------------------------
@@ -340,7 +301,18 @@ class PostConverter(MarkdownConverter):
     convert_mark = _raw_inline("mark")
     convert_ins = _raw_inline("ins")
     convert_u = _raw_inline("u")
-    convert_kbd = _raw_inline("kbd")
+
+    def convert_kbd(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        # its text comes unescaped (markdownify reads <kbd> as code), and <kbd> here is HTML, not a code span
+        if "_noformat" in parent_tags or not text.strip():
+            return text
+        return f"<kbd>{escape_text(text, line_start=False)}</kbd>"
+
+    def convert_td(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        return str(super().convert_td(el, table_cell(text), parent_tags))  # type: ignore[misc]
+
+    def convert_th(self, el: Tag, text: str, parent_tags: set[str]) -> str:
+        return str(super().convert_th(el, table_cell(text), parent_tags))  # type: ignore[misc]
 
     def convert_a(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         if "_noformat" in parent_tags:

@@ -12,6 +12,7 @@ from bs4.element import Comment, NavigableString
 
 from site_builder.importer.html2md import Doc, attr
 from site_builder.importer.sanitize import raw_html
+from site_builder.importer.text import tex_markdown
 
 CODE_SKIP = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "math"}
 
@@ -21,12 +22,9 @@ def classes(el: Tag) -> list[str]:
 
 
 def math_tag(doc: Doc, tex: str, display: bool, label: str = "") -> Tag:
-    tex = tex.strip()
-    if display:
-        one_line = " ".join(tex.split())
-        suffix = f" ({label})" if label else ""
-        return doc.block(f"$$\n{tex}\n$$" + suffix, f"$${one_line}$$")
-    return doc.inline(f"${tex}$", math=True)
+    """A formula's placeholder: its TeX written by `tex_markdown`, the one way TeX taken from HTML becomes Markdown."""
+    block, one_line = tex_markdown(tex, display, label)
+    return doc.block(block, one_line) if display else doc.inline(one_line, math=True)
 
 
 def convert_mathml(doc: Doc) -> None:
@@ -44,7 +42,7 @@ def convert_mathml(doc: Doc) -> None:
         parent = math.parent
         pcls = classes(parent) if isinstance(parent, Tag) else []
         if parent.name == "span" and "math" in pcls and "display" in pcls:
-            parent.replace_with(doc.inline(f"$${tex.strip()}$$"))
+            parent.replace_with(doc.inline(tex_markdown(tex, True)[1]))
         elif parent.name == "div" and "math" in pcls:
             eqno = parent.find("span", class_="eqno")
             label = attr(parent, "id") or (eqno.get_text().strip("() ") if eqno else "")

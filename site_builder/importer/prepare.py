@@ -13,7 +13,7 @@ from site_builder.importer.html2md import Doc, attr
 from site_builder.importer.math import classes as _classes
 from site_builder.importer.math import math_tag
 from site_builder.importer.sanitize import KNOWN_TAGS, raw_html
-from site_builder.importer.text import unsafe_url
+from site_builder.importer.text import code_span, escape_text, md_url, unsafe_url
 
 _URL_ATTRS = {
     "a": ["href", "data-pswp-src"],
@@ -88,7 +88,9 @@ def strip_noise(doc: Doc) -> None:
         src = attr(el, "src")
         if src and not unsafe_url(src):
             doc.warn(f"replaced a <script src> embed by a link to {src}")
-            el.replace_with(doc.block(f"<{src}>" if " " not in src else src))
+            el.replace_with(
+                doc.block(f"<{md_url(src)}>" if re.match(r"[a-z][a-z0-9+.-]*:", src, re.I) else escape_text(src))
+            )
         elif attr(el, "type").startswith("math/tex"):
             tex = el.get_text()
             display = "mode=display" in (el.get("type") or "")
@@ -191,8 +193,7 @@ def convert_code_blocks(doc: Doc) -> None:
         if lang.lower() in _CLIENT_RENDERED:
             doc.warn(f"kept a `{lang}` block as code; the original site rendered it in the browser")
         text = code_text(pre)
-        inline = f"`{text.strip()}`" if "`" not in text else text.strip()
-        el.replace_with(doc.block(fence(text, lang), inline))
+        el.replace_with(doc.block(fence(text, lang), code_span(text)))
 
 
 # --- math ---------------------------------------------------------------------------------------

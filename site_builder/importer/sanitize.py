@@ -125,9 +125,14 @@ def _keep(tag: str, name: str, value: str) -> str | None:
 
 def raw_html(el: Tag) -> str:
     """An element as sanitized HTML, for the places that keep imported HTML as it is (embeds, SVG, MathML)."""
-    custom = {t.name for t in [el, *el.find_all(True)] if _CUSTOM.fullmatch(t.name) and t.name not in KNOWN_TAGS}
+    return clean_html(str(el), {t.name for t in [el, *el.find_all(True)]})
+
+
+def clean_html(html: str, names: set[str]) -> str:
+    """HTML through nh3 with the import's policy; `names`: the tags it holds (a custom element's is kept)."""
+    custom = {name for name in names if _CUSTOM.fullmatch(name) and name not in KNOWN_TAGS}
     return nh3.clean(
-        str(el),
+        html,
         tags=set(SAFE_TAGS | custom | set(_SVG_CAMEL)),
         clean_content_tags=set(DROPPED),
         attributes=_ATTRIBUTES,

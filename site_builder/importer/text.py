@@ -98,6 +98,41 @@ def escape_text(text: str, line_start: bool = True, brackets: bool = False) -> s
     return "\n".join(out)
 
 
+def table_cell(markdown: str) -> str:
+    """A cell's Markdown as a table row needs it: every `|` escaped, in code spans too (a table splits its rows
+    into cells at each `|` before it reads any inline syntax, and takes one backslash off each escaped one)."""
+    return markdown.replace("|", "\\|")
+
+
+def code_span(text: str) -> str:
+    """Any text as an inline code span: on one line, between more backticks than the longest run inside it."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence, pad = "`" * (longest + 1), " " if longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}" if text else ""
+
+
+_DOLLAR = re.compile(r"(\\*)\$")
+
+
+def tex_markdown(tex: str, display: bool, label: str = "") -> tuple[str, str]:
+    """A formula as Markdown: (as a block, as one line). Its own `$` are escaped (`\\$`, a dollar sign to TeX), so
+    only the delimiters written here open and close it; it never ends in a lone backslash (which would escape the
+    closing `$`: it is dropped); inline, it is one line (a line could end the paragraph, or start a block, and the
+    formula with it). `label`, an equation's number, is text after a display formula."""
+    tex = _DOLLAR.sub(lambda m: m[1] + ("$" if len(m[1]) % 2 else "\\$"), tex.strip())
+    if (len(tex) - len(tex.rstrip("\\"))) % 2:
+        tex = tex[:-1].rstrip()  # TeX cannot end in a lone `\\` (the `$` after it was the formula's)
+    one_line = " ".join(tex.split())
+    if not one_line:
+        return "", ""
+    if not display:
+        return f"${one_line}$", f"${one_line}$"
+    tex = re.sub(r"\n\s*\n", "\n", tex)  # a blank line does not end a display formula here, nor will it later
+    suffix = f" ({escape_text(label, line_start=False)})" if label else ""
+    return f"$$\n{tex}\n$$" + suffix, f"$${one_line}$$"
+
+
 def escape_alt(text: str) -> str:
     """Plain text for inside `![...]`: one line, brackets escaped."""
     return escape_text(" ".join(text.split()), line_start=False, brackets=True)

@@ -18,6 +18,7 @@ from site_builder.importer.convert import html_to_markdown
 from site_builder.importer.download import ImageDownloader
 from site_builder.importer.feed import Entry, Feed, read_feed
 from site_builder.importer.text import guess_lang
+from site_builder.importer.verify import checked_markdown
 from site_builder.load import slugify
 from site_builder.util.files import atomic_write
 
@@ -254,6 +255,7 @@ def import_feed(
         if downloader is not None:
             body, fetched = downloader.localize(body, path.parent / path.stem, path.stem)
             entry_msgs += fetched
+        body = checked_markdown(body, entry_msgs.append)
         for msg in entry_msgs + _entry_notes(entry, body, feed, today):
             warn(f"{where}: {label} -> {path.name}: {msg}")
         text = re.sub(r"(?ms)^(`{3,}|~{3,}).*?^\1", " ", body)  # language of the prose, not the code

@@ -21,3 +21,22 @@ def rebase(html: str, prefix: str) -> str:
 def _rebase_srcset(value: str, prefix: str) -> str:
     entries = [entry.strip() for entry in value.split(",")]
     return ", ".join(prefix + e if e.startswith("/") and not e.startswith("//") else e for e in entries)
+
+
+def climbs_out(base: str, ref: str) -> bool:
+    """Whether a reference without a scheme, read against the site path `base` (`/blog/2024/a/`) as a browser reads
+    it, names more `..` (`%2e%2e` included) than there are folders above it: an address outside the site, which
+    `urljoin` would quietly turn into another one."""
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", ref) or ref.startswith(("//", "\\\\")):
+        return False
+    path = re.split(r"[?#]", ref.replace("\\", "/"), maxsplit=1)[0]
+    depth = 0 if path.startswith("/") else len(base.split("/")) - 2
+    for segment in path.split("/"):
+        segment = segment.lower().replace("%2e", ".")
+        if segment == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif segment not in ("", "."):
+            depth += 1
+    return False

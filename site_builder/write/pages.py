@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -17,6 +18,13 @@ from site_builder.write.templates import TemplateRefs, template_digests, templat
 from site_builder.write.theme import Theme
 
 PAGES_PER_WORKER = 150  # fewer pages than this per core: one process renders them
+# control characters HTML does not allow in a document (a title's `\0` or `\x01`): no page holds one
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _no_controls(html: str) -> str:
+    """A page without them (a title's `\0` reaches a page as it is: Jinja escapes markup, not controls)."""
+    return _CONTROLS.sub("", html) if _CONTROLS.search(html) else html
 
 
 def write_pages(
@@ -78,7 +86,7 @@ def write_pages(
 
     def render_chunk(chunk: Sequence[Page]) -> list[int]:  # rendered, then written: each code warm in the caches
         for page, data in zip(chunk, [render(page) for page in chunk], strict=True):
-            writer.write(page.path, data)
+            writer.write(page.path, _no_controls(data))
         return [1] * len(chunk)
 
     def stage_files() -> list[Any]:

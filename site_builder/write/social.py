@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 import markupsafe
 
 from site_builder.config import SiteConfig
+from site_builder.util.urls import climbs_out
 
 _FIRST_IMG = re.compile(r"<img\s[^>]*?\bsrc=\"([^\"]+)\"")
 
@@ -29,11 +30,12 @@ class Card:
 
 def absolute_image(config: SiteConfig, permalink: str, src: str) -> str:
     """An image address as a preview needs it: absolute (a site path under the site's `url`, a relative one
-    against the post's URL); "" for what is no http(s) image (`data:`, `javascript:`)."""
+    against the post's URL); "" for what is no http(s) image (`data:`, `javascript:`) or climbs out of the site
+    (`../../../../etc/passwd`: load warns)."""
     src = src.strip()
     if re.match(r"https?://", src, re.I):
         return src
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("//"):
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("//") or climbs_out(permalink, src):
         return ""
     return config.absolute(urljoin(permalink, src))
 
