@@ -9,22 +9,27 @@ from __future__ import annotations
 import re
 
 from bs4 import Tag
+from bs4.element import NavigableString
 
 from site_builder.admonitions import ALIASES, KINDS, TITLES
-from site_builder.importer.html2md import Doc
+from site_builder.importer.html2md import Doc, attr
 from site_builder.importer.math import classes
+from site_builder.importer.sanitize import raw_html
 
 
 def convert_details(doc: Doc) -> None:
     """`<details><summary>S</summary>...</details>` -> the same element as raw HTML lines around the content
-    converted to Markdown (blank lines between, so that markdown-it renders what is inside)."""
+    converted to Markdown (blank lines between, so that markdown-it renders what is inside); the summary is HTML
+    through nh3."""
     for el in reversed(doc.soup.find_all("details")):  # innermost first
         if not isinstance(el, Tag):
             continue
         summary = el.find("summary", recursive=False)
         head = ""
-        if isinstance(summary, Tag):
-            head = f"<summary>{doc.inline_fragment(summary.extract())}</summary>"
+        if isinstance(summary, Tag):  # HTML, not Markdown: the line is in an HTML block, where no escape works
+            for held in summary.find_all(attrs={"data-md-inline": True}):  # a formula, a note: as its Markdown
+                held.replace_with(NavigableString(doc.inlines[int(attr(held, "data-md-inline"))]))
+            head = " ".join(raw_html(summary.extract()).split())
         opened = " open" if el.has_attr("open") else ""
         body = doc.fragment(el)
         el.replace_with(doc.block(f"<details{opened}>\n{head}\n\n{body}\n\n</details>"))
