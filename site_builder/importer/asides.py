@@ -27,7 +27,7 @@ def convert_details(doc: Doc) -> None:
         summary = el.find("summary", recursive=False)
         head = ""
         if isinstance(summary, Tag):  # HTML, not Markdown: the line is in an HTML block, where no escape works
-            for held in summary.find_all(attrs={"data-md-inline": True}):  # a formula, a note: as its Markdown
+            for held in summary.select("[data-md-inline]"):  # a formula, a note: as its Markdown
                 held.replace_with(NavigableString(doc.inlines[int(attr(held, "data-md-inline"))]))
             head = " ".join(raw_html(summary.extract()).split())
         opened = " open" if el.has_attr("open") else ""
