@@ -93,7 +93,7 @@ def _escape(lines: list[str], raw: RawHtml) -> None:
 
 def checked_markdown(body: str, warn: Callable[[str], None]) -> str:
     """`body` with every piece of raw HTML nh3 would change written as text; one warning says how many."""
-    found = unsafe_raw_html(body)
+    found = unsafe_raw_html(body) if "<" in body else []  # raw HTML starts with one
     if not found:
         return body
     shown = " ".join(found[0].html.split())
