@@ -122,7 +122,9 @@ def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, La
                     posts[0].post.lines.get("permalink"),
                 )
                 if posts
-                else SiteError(f"two pages would be written to /{page.path}")
+                else SiteError(
+                    f"page /{page.path} {problem}" if problem else f"two pages would be written to /{page.path}"
+                )
             )
         owners.setdefault(page.path, page)
     if errors:
