@@ -18,7 +18,7 @@ from site_builder.config.frontmatter import FrontMatter, read_front_matter, spli
 from site_builder.config.site import has_scheme, path_problem
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
-from site_builder.models import Post
+from site_builder.models import Alias, Post
 from site_builder.util.hashing import bytes_digest
 from site_builder.util.paths import relative, relative_text, under
 
@@ -59,7 +59,11 @@ def parse_date(front: FrontMatter, key: str, rel: str) -> datetime:
     return dt
 
 
-def make_permalink(pattern: str, dt: datetime, slug: str, lang: str) -> str:
+def make_permalink(pattern: str, dt: datetime, slug: str, lang: str, categories: tuple[str, ...] = ()) -> str:
+    """A post's URL from a pattern; `:categories` is its categories, lowercased, one folder each (as Jekyll's)."""
+    if ":categories" in pattern:
+        pattern = pattern.replace(":categories", "/".join(c.lower() for c in categories))
+        pattern = re.sub(r"/{2,}", "/", pattern)
     path = (
         pattern.replace(":year", f"{dt.year:04d}")
         .replace(":month", f"{dt.month:02d}")
@@ -108,18 +112,22 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     dt = PAGE_DATE if undated else parse_date(front, "date", rel)
     stem, lang = _language(path, cfg, front, rel)
     slug = str(meta.get("slug") or slugify(stem))
+    pattern = _page_pattern(path, cfg) if page else ""
+    categories = list(dict.fromkeys(_tags(front, rel, "categories") + _tags(front, rel, "category")))
+    in_url = ":categories" in (pattern or cfg.permalink) and not meta.get("permalink")
+    updated = next((k for k in UPDATED_KEYS if meta.get(k)), None)
     return Post(
         source=path,
         rel=rel,
         title=str(title),
         date=dt,
-        updated=parse_date(front, "updated", rel) if meta.get("updated") else dt,
-        tags=_tags(front, rel),
+        updated=parse_date(front, updated, rel) if updated else dt,
+        tags=(tags := _tags(front, rel)) + ([] if in_url else [c for c in categories if c not in tags]),
         lang=lang,
         slug=slug,
-        permalink=(permalink := _permalink(cfg, front, rel, dt, slug, lang, _page_pattern(path, cfg) if page else "")),
+        permalink=(permalink := _permalink(cfg, front, rel, dt, slug, lang, pattern, tuple(categories))),
         id=str(meta.get("id") or cfg.absolute(permalink)),
-        summary=str(meta.get("summary") or ""),
+        summary=str(next((meta[k] for k in SUMMARY_KEYS if meta.get(k)), "")),
         body=front.body,
         body_line=front.body_line,
         meta=meta,
@@ -127,11 +135,56 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg, page)),
         lines=front.lines,
         warnings=front.warnings,
-        draft=bool(meta.get("draft")),
+        draft=bool(meta.get("draft")) or meta.get("published") is False,
         execute=meta.get("execute") is True,
         cells=cells,
         page=page,
+        hidden=meta.get("hidden") is True,
+        image=preview_image(meta),
+        aliases=aliases(front, rel, permalink),
     )
+
+
+SUMMARY_KEYS = ("summary", "description", "excerpt")  # the first one given is the summary (Jekyll's, Hugo's keys)
+UPDATED_KEYS = ("updated", "lastmod", "last_modified_at", "modified")  # and the update's date
+IMAGE_KEYS = ("image", "cover", "thumbnail", "og_image")  # and the picture of link previews
+
+
+def preview_image(meta: dict[str, Any]) -> str:
+    """The picture front matter gives link previews: `image` (Chirpy's `image: {path: ...}` too), Hugo's `cover`
+    (`cover: {image: ...}`), al-folio's `thumbnail`, `og_image`; "" for none."""
+    for key in IMAGE_KEYS:
+        value = meta.get(key)
+        if isinstance(value, dict):
+            value = value.get("image") or value.get("path") or value.get("src")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def aliases(front: FrontMatter, rel: str, permalink: str) -> list[Alias]:
+    """The post's old addresses (`aliases`, Hugo; `redirect_from`, jekyll-redirect-from), each a site path with the
+    line it was given on; one that leaves the site, or is the post's own address, is an error at that line."""
+    found = []
+    for key in ("aliases", "redirect_from"):
+        value = front.meta.get(key)
+        line = front.line(key)
+        for item in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+            text = str(item).strip()
+            problem = (
+                "it leaves the site (a redirect page is a path on this site, such as /old/address/)"
+                if has_scheme(text) or text.startswith(("//", "\\"))
+                else "a page cannot answer an address with ?query or #fragment"
+                if "?" in text or "#" in text
+                else path_problem(text)
+            )
+            path = normalise_permalink(text) if text and not problem else ""
+            if path == permalink or path == "/":
+                problem = "it is the address of a page of its own"
+            if problem or not text:
+                raise SiteError(f"bad {key} {text!r}: {problem or 'empty'}", rel, line)
+            found.append(Alias(path, line))
+    return found
 
 
 def tag_is_path(tag: str) -> bool:
@@ -139,16 +192,17 @@ def tag_is_path(tag: str) -> bool:
     return ".." in tag.replace("\\", "/").split("/") or tag.startswith(("/", "\\"))
 
 
-def _tags(front: FrontMatter, rel: str) -> list[str]:
-    tags = front.meta.get("tags") or []
+def _tags(front: FrontMatter, rel: str, key: str = "tags") -> list[str]:
+    """The tags (or categories) under `key`: a list, or words separated by commas or spaces."""
+    tags = front.meta.get(key) or []
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
     if not isinstance(tags, list):
-        raise SiteError("'tags' must be a list", rel, front.line("tags"))
+        raise SiteError(f"{key!r} must be a list", rel, front.line(key))
     for tag in map(str, tags):
         if tag_is_path(tag):
             message = f"tag {tag!r} is a path, not a name (a tag's page is /blog/tag/NAME/; 'CI/CD' is fine)"
-            raise SiteError(message, rel, front.line("tags"))
+            raise SiteError(message, rel, front.line(key))
     return [str(t) for t in tags]
 
 
@@ -172,7 +226,14 @@ def _page_pattern(path: Path, cfg: SiteConfig) -> str:
 
 
 def _permalink(
-    cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str, page_pattern: str = ""
+    cfg: SiteConfig,
+    front: FrontMatter,
+    rel: str,
+    dt: datetime,
+    slug: str,
+    lang: str,
+    page_pattern: str = "",
+    categories: tuple[str, ...] = (),
 ) -> str:
     meta = front.meta
     if meta.get("permalink"):
@@ -185,7 +246,7 @@ def _permalink(
         prefix = cfg.languages[lang].prefix if lang in cfg.languages else "/"
         if ":lang" not in pattern and prefix != "/":  # other languages live under their prefix: /zh/blog/...
             pattern = prefix + pattern.lstrip("/")
-        permalink = make_permalink(pattern, dt, slug, lang)
+        permalink = make_permalink(pattern, dt, slug, lang, categories)
     problem = path_problem(permalink)  # it would leave the output directory, or alias another
     if problem:
         key = "permalink" if meta.get("permalink") else "slug" if meta.get("slug") else None
@@ -221,8 +282,8 @@ def _is_page(path: Path, cfg: SiteConfig) -> bool:
 
 
 def find_post_files(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[Path]:
-    """Every `*.md` and `*.ipynb` under the posts and pages folders (not hidden, not `_draft`-style names), in path
-    order."""
+    """Every post file (`POST_SUFFIXES`) under the posts and pages folders (not hidden, not `_draft`-style names),
+    in path order."""
     return [Path(p) for p in find_post_names(cfg, warnings)]
 
 
@@ -257,10 +318,29 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
 
 
 _POST, _FOLDER = "post", "folder"
+POST_SUFFIXES = (".md", ".markdown", ".mkd", ".mkdn", NOTEBOOK)  # Markdown as Jekyll names it, and notebooks
+# what sits beside posts without being one, quietly: images and media they show, files they link, data and code
+# their blocks read; any other file in the posts folder (.txt, .html, .rst, .org) is named in a warning
+_BESIDE_POSTS = frozenset(
+    (  # noqa: SIM905 (a list of words reads best as words)
+        ".png .jpg .jpeg .gif .webp .avif .svg .bmp .ico .tif .tiff .heic .mp4 .webm .ogg .ogv .mov .mp3 .wav .m4a "
+        ".pdf .csv .tsv .json .jsonl .geojson .yaml .yml .toml .xml .parquet .feather .arrow .npy .npz .h5 .hdf5 .nc "
+        ".pkl .pickle .sqlite .db .xlsx .xls .zip .gz .tar .bz2 .xz .dat .bin .py .r .jl .js .mjs .css .c .h .cpp "
+        ".hpp .rs .go .java .sh .sql .lua .bib"
+    ).split()
+)
+NOT_READ = "not a post (a post is a .md, .markdown, .mkd, .mkdn or .ipynb file), not read"
 
 
 def _is_post_name(name: str) -> bool:
-    return name.endswith((".md", NOTEBOOK)) and not name.startswith((".", "_"))
+    return name.endswith(POST_SUFFIXES) and not name.startswith((".", "_"))
+
+
+def _unread_kind(name: str) -> str:
+    """Why a file in the posts folder that is no post is named in a warning, or "" for one that sits there well."""
+    if name.startswith("_") or os.path.splitext(name)[1].lower() in _BESIDE_POSTS:
+        return ""
+    return NOT_READ
 
 
 def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
@@ -272,7 +352,7 @@ def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
     if entry.is_dir():
         return _FOLDER
     if not _is_post_name(entry.name):
-        return ""
+        return _unread_kind(entry.name)
     return _POST if entry.is_file() else "not a regular file, not read"
 
 

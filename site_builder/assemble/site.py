@@ -14,6 +14,7 @@ from site_builder.models import Page, Post, Rendered
 from site_builder.util.hashing import content_key
 
 RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
+REDIRECT = "redirect.html"  # the template of a page at an old address of a post
 
 
 def assemble(
@@ -36,9 +37,10 @@ def assemble(
     old = memo if memo is not None and same and memo.pages_key == pages_key else AssembleMemo()
     posts = [p for p in posts if not p.page]
     views = make_views(config, posts, rendered, old.views)
-    spellings = tag_spellings(posts)
-    sites = language_sites(config, views, link_translations(config, views), spellings.shown)
-    link_related(views, spellings.shown)
+    listed = [v for v in views if not v.post.hidden]  # `hidden: true`: built, in no list, tag page or feed
+    spellings = tag_spellings([p for p in posts if not p.hidden])
+    sites = language_sites(config, listed, link_translations(config, views), spellings.shown)
+    link_related(listed, spellings.shown)
     new_pages: dict[str, PageMemo] = {}
     shown = views + page_views
     pages = [_post_page(config, view, pages_key, old.pages, new_pages) for view in shown]
@@ -51,11 +53,13 @@ def assemble(
         "alternates": [],
     }
     pages.append(Page("404.html", "404.html", context, key=page_key(pages_key, "404")))
-    _check_collisions(config, pages, sites)
+    owners = _check_collisions(config, pages, sites)
+    pages += redirect_pages(config, shown, owners, pages_key)
     for page in pages:
         page.context["nav"] = navs[page.context["ui"].code]
     post_pages = {p.context["post"].url: p for p in pages[: len(shown)]}
-    model = SiteModel(config, views, sites, pages, post_pages, page_views, spellings.warnings + warnings)
+    unlisted = page_views + [v for v in views if v.post.hidden]
+    model = SiteModel(config, listed, sites, pages, post_pages, unlisted, spellings.warnings + warnings)
     if memo is not None:
         memo.site_key, memo.pages_key, memo.views = site_key, pages_key, {id(v.post): v for v in shown}
         memo.pages, memo.model = new_pages, model
@@ -97,8 +101,9 @@ def _post_page(
     return page
 
 
-def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, LanguageSite]) -> None:
-    """Two pages for one output file is an error naming the post(s) involved."""
+def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, LanguageSite]) -> dict[str, Page | None]:
+    """Two pages for one output file is an error naming the post(s) involved; returns each output path's page
+    (None for the feeds and the site's own files)."""
     feeds = [feed_path(config, lang) for lang in config.languages.values()]
     feeds += [tag_feed_url(t, s.lang.prefix).lstrip("/") for s in sites.values() for t in s.tags]
     owners: dict[str, Page | None] = {path: None for path in (*feeds, *RESERVED)}
@@ -119,3 +124,30 @@ def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, La
                 else SiteError(f"two pages would be written to /{page.path}")
             )
         owners[page.path] = page
+    return owners
+
+
+def redirect_pages(config: SiteConfig, views: list[PostView], owners: dict[str, Page | None], key: str) -> list[Page]:
+    """A page at each old address of a post (`aliases`, `redirect_from`) sending readers to it, as Hugo writes one:
+    a meta refresh and a canonical link. One on a page of the site, or on another redirect, is an error at its
+    line."""
+    pages: list[Page] = []
+    taken = dict(owners)
+    for view in views:
+        for alias in view.post.aliases:
+            path = out_path(alias.path)
+            if path in taken:
+                other = taken[path]
+                what = other.context["post"].post.rel if other is not None and "post" in other.context else ""
+                if other is not None and other.template == REDIRECT:
+                    what = f"a redirect of {other.context['redirect_of'].post.rel}"
+                raise SiteError(
+                    f"redirect {alias.path} collides with {what or 'a page of the site'} (/{path})",
+                    view.post.rel,
+                    alias.line,
+                )
+            target = config.absolute(view.url)
+            context = {"target": target, "redirect_of": view, "ui": config.lang(view.lang), "page_title": None}
+            taken[path] = page = Page(path, REDIRECT, context, key=page_key(key, REDIRECT, target))
+            pages.append(page)
+    return pages
