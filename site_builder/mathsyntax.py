@@ -25,7 +25,7 @@ BlockRule = Callable[[StateBlock, int, int, bool], bool]
 
 def math_syntax_plugin(md: MarkdownIt) -> None:
     """Add the rules, after dollarmath_plugin."""
-    md.inline.ruler.before("math_inline", "math_inline_braced", _inline_braced)
+    md.inline.ruler.before("math_inline", "math_inline_braced", inline_braced)
     block_rule = next(rule for rule in md.block.ruler.__rules__ if rule.name == "math_block")
     md.block.ruler.at("math_block", _not_two_formulas(block_rule.fn), {"alt": list(block_rule.alt)})
     md.block.ruler.after("math_block", "math_environment", _environment_block, {"alt": list(block_rule.alt)})
@@ -113,7 +113,7 @@ def _closing_dollar(src: str, start: int, end: int) -> tuple[int, bool]:
     return -1, nested
 
 
-def _inline_braced(state: StateInline, silent: bool) -> bool:
+def inline_braced(state: StateInline, silent: bool) -> bool:
     """`$...$` holding a `$` inside braces (`\\text{$f$ is smooth}`): one inline formula. Anything else is left to
     dollarmath's rule, which comes next."""
     pos, src, end = state.pos, state.src, state.posMax

@@ -16,7 +16,7 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from site_builder.codeblocks import FenceHook, exec_fence_hook, fence_html, highlight_code
 from site_builder.errors import SiteWarning
-from site_builder.excerpt import excerpt
+from site_builder.excerpt import excerpt_parts
 from site_builder.fences import fence_info
 from site_builder.images import ImageError, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
@@ -285,5 +285,13 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         images=env.get("images", []),
         warnings=parsed.warnings(),
         unshown=env.get("unshown", []),
-        excerpt="" if parsed.post.summary else excerpt(html),
+        **_excerpt(parsed.post.summary, html),
     )
+
+
+def _excerpt(summary: str, html: str) -> dict[str, str]:
+    """`Rendered.excerpt` and `excerpt_html` of a post: none for one with a summary."""
+    if summary:
+        return {}
+    text, shown = excerpt_parts(html)
+    return {"excerpt": text, "excerpt_html": shown}

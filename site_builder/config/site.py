@@ -268,7 +268,7 @@ def _check_paths(cfg: SiteConfig, lines: dict[str, int]) -> None:
         ("static_dir", cfg.static_dir, "static"),
     ):
         problem = path_problem(value)
-        if problem is None and key == "feed_path" and value.startswith("/"):
+        if problem is None and key in ("feed_path", "static_dir") and value.startswith("/"):
             problem = "it is an absolute path (write it relative to the output, as feed.xml)"
         if problem:
             message = f"{key} must be a path inside the site such as {example}, got {value!r}: {problem}"
