@@ -13,16 +13,16 @@ from markdown_it.token import Token
 
 from site_builder.fences import warn
 
-KINDS = (
+KINDS = (  # in this order: `{{% notice %}}` holds `{% notice %}`
+    ("Hugo shortcode", re.compile(r"\{\{([<%])\s*/?\s*[A-Za-z_][^\n]*?[>%]\}\}")),
     (
         "Liquid tag",
         re.compile(
-            r"\{%-?\s*[A-Za-z_][^\n]*?%\}"
+            r"(?<!\{)\{%-?\s*[A-Za-z_][^\n]*?%\}"
             r"|\{\{-?\s*(?:site|page|post|include|paginator)\.[^{}\n]*\}\}"
             r"|\{\{[^{}\n]*\|\s*(?:relative_url|absolute_url)[^{}\n]*\}\}"
         ),
     ),
-    ("Hugo shortcode", re.compile(r"\{\{([<%])\s*/?\s*[A-Za-z_][^\n]*?[>%]\}\}")),
     ("kramdown attribute list", re.compile(r"\{::?\s*[.#A-Za-z_][^{}\n]*\}")),
 )
 SEE = "see Moving from Jekyll, Hugo or Pelican in the README"

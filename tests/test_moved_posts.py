@@ -117,6 +117,8 @@ Intro {% include figure.liquid path="a.png" %} here.
 
 {{< figure src="x.png" >}}
 
+{{% admonition note "Proof" true %}}
+
 {: .prompt-tip }
 
 `{% raw %}` in code, and in a block:
@@ -145,6 +147,7 @@ def test_template_code_left_as_text_is_a_warning_at_its_line(tmp_path):
         ("Intro", "Liquid tag"),
         ("![chart]({{", "Liquid tag"),
         ("{{<", "Hugo shortcode"),
+        ("{{%", "Hugo shortcode"),
         ("{:", "kramdown attribute list"),
     ]
     assert "see Moving from Jekyll, Hugo or Pelican" in proc.stderr
