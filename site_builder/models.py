@@ -103,7 +103,7 @@ class Rendered:
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
     unshown: list[Any] = field(default_factory=list)  # (path, stamp or None) of each local image it could not show
-    excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py); "" for one with a summary
+    excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py)
     excerpt_html: str = ""  # the excerpt as HTML, its formulas MathML; "" when it holds none (cards show `excerpt`)
 
 

@@ -276,6 +276,8 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
     html = _renderer().render(tokens, md.options, env)
     chars, words = _count_text(tokens)
     toc = toc_entries(tokens, lambda children: _renderer().renderInline(children, md.options, env))
+    # made for a post with a summary too: a fragment is keyed by the text alone, and outlives a summary removed
+    excerpt_text, excerpt_html = excerpt_parts(html)
     return Rendered(
         html=html,
         text_chars=chars,
@@ -285,13 +287,6 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         images=env.get("images", []),
         warnings=parsed.warnings(),
         unshown=env.get("unshown", []),
-        **_excerpt(parsed.post.summary, html),
+        excerpt=excerpt_text,
+        excerpt_html=excerpt_html,
     )
-
-
-def _excerpt(summary: str, html: str) -> dict[str, str]:
-    """`Rendered.excerpt` and `excerpt_html` of a post: none for one with a summary."""
-    if summary:
-        return {}
-    text, shown = excerpt_parts(html)
-    return {"excerpt": text, "excerpt_html": shown}

@@ -232,3 +232,13 @@ def test_the_static_folder_is_copied_to_the_output_root(tmp_path):
     assert proc.returncode == 1
     assert "error: static/blog/2024/a/index.html: static/blog/2024/a/index.html would replace" in proc.stderr
     assert "<title>" in (out / "blog/2024/a/index.html").read_text()  # the output is left as it was
+
+
+def test_a_summary_removed_gives_the_excerpt_back(tmp_path):
+    root = make_site(tmp_path / "site")
+    path = write_post(root, "p.md", "title: P\ndate: 2024-01-02\nsummary: Given $L$", "The text's own start, $x$.\n")
+    assert build(root).returncode == 0
+    assert "Given <math>" in page(root, "index.html")
+    path.write_text(path.read_text().replace("summary: Given $L$\n", ""), encoding="utf-8")  # the text is the same
+    assert build(root).returncode == 0
+    assert re.search(r'<p class="summary">The text&#39;s own start, <math>.*?<mi>x</mi>', page(root, "index.html"))

@@ -37,7 +37,8 @@ class PostView:
         self.lang, self.url, self.id, self.meta = p.lang, p.permalink, p.id, p.meta
         self.summary = p.summary or self.rendered.excerpt  # without one, the start of the text (`excerpt.py`)
         # with formulas, its HTML, them as MathML (make_views sets a front matter summary's); else ""
-        self.summary_html = markupsafe.Markup(self.rendered.excerpt_html) if self.rendered.excerpt_html else ""
+        excerpt_html = "" if p.summary else self.rendered.excerpt_html
+        self.summary_html = markupsafe.Markup(excerpt_html) if excerpt_html else ""
 
     @property
     def html(self) -> str:
