@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -29,7 +30,7 @@ _HOLDS = 0x1900  # as many as the private use area has
 
 def excerpt_parts(fragment: str) -> tuple[str, str]:
     """(the excerpt as plain text, its formulas as `$TeX$`; the same as HTML with them as MathML, "" when it
-    holds no formula)."""
+    holds no formula). Only the paragraphs read are looked into (a long post has hundreds of formulas)."""
     formulas: list[str] = []
 
     def hold(m: re.Match[str]) -> str:
@@ -38,7 +39,7 @@ def excerpt_parts(fragment: str) -> tuple[str, str]:
         formulas.append(m[0])
         return chr(_HELD + len(formulas) - 1)
 
-    text = excerpt(_MATH.sub(hold, fragment) if "<math" in fragment else fragment)
+    text = excerpt(fragment, lambda inner: _MATH.sub(hold, inner) if "<math" in inner else inner)
     held = [chr(_HELD + i) for i in range(len(formulas)) if chr(_HELD + i) in text]
     if not held:
         return text, ""
@@ -51,16 +52,16 @@ def excerpt_parts(fragment: str) -> tuple[str, str]:
     return text, shown
 
 
-def excerpt(fragment: str) -> str:
+def excerpt(fragment: str, keep: Callable[[str], str] = str) -> str:
     """The plain text of a post's HTML that stands for it in a list: every paragraph before `<!--more-->`, else
     the first paragraphs up to about DESCRIPTION_CHARS characters, a CJK one counting two (cut at a word or a CJK
-    comma, with an ellipsis)."""
+    comma, with an ellipsis). `keep` is given each paragraph's HTML before its tags are stripped."""
     more = MORE.search(fragment)
     if more is not None:  # the author's own cut, kept whole
-        return " ".join(filter(None, (_plain(m[1]) for m in _PARAGRAPH.finditer(fragment, 0, more.start()))))
+        return " ".join(filter(None, (_plain(keep(m[1])) for m in _PARAGRAPH.finditer(fragment, 0, more.start()))))
     text = ""
     for m in _PARAGRAPH.finditer(fragment):  # a short first paragraph ("Background") says little: read on
-        text = f"{text} {_plain(m[1])}".strip()
+        text = f"{text} {_plain(keep(m[1]))}".strip()
         if len(text) >= DESCRIPTION_CHARS // 2:
             break
     if _width(text) > DESCRIPTION_CHARS:
