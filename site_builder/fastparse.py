@@ -29,6 +29,7 @@ InlineRule = Callable[[StateInline, bool], bool]
 BLOCK_CHARS = {
     "code": "",
     "math_block": "$",  # mathsyntax's rule, then dollarmath's: `$$`
+    "math_environment": "\\",  # mathsyntax's: `\begin{equation}`
     "fence": "`~",
     "blockquote": ">",
     "hr": "*-_",
@@ -44,6 +45,7 @@ INLINE_CHARS = {
     "math_inline_braced": "$",
     "math_inline": "$",
     "escape": "\\",
+    "math_environment_inline": "\\",  # mathsyntax's: `\begin{equation}`, `\eqref{a}`
     "backticks": "`",
     "strikethrough": "~",
     "emphasis": "_*",

@@ -18,7 +18,8 @@ from site_builder.config.frontmatter import FrontMatter, read_front_matter, spli
 from site_builder.config.site import has_scheme, path_problem
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
-from site_builder.models import Post
+from site_builder.models import Alias, Post
+from site_builder.postfiles import NOTEBOOK, find_post_files, find_post_names, is_post_path
 from site_builder.util.hashing import bytes_digest
 from site_builder.util.paths import relative, relative_text, under
 from site_builder.util.urls import climbs_out
@@ -26,9 +27,9 @@ from site_builder.util.urls import climbs_out
 if TYPE_CHECKING:
     from site_builder.notebook import CellMap
 
-NOTEBOOK = ".ipynb"  # notebook.SUFFIX (that module is imported for notebooks only)
 
-__all__ = ["split_front_matter"]  # re-exported: importers read posts' front matter from here
+# re-exported: importers read posts' front matter from here, the build finds post files through here
+__all__ = ["find_post_files", "find_post_names", "is_post_path", "split_front_matter"]
 
 
 PAGE_DATE = datetime(1970, 1, 1, tzinfo=timezone.utc)  # an undated page's date (pages are in no dated list)
@@ -60,7 +61,11 @@ def parse_date(front: FrontMatter, key: str, rel: str) -> datetime:
     return dt
 
 
-def make_permalink(pattern: str, dt: datetime, slug: str, lang: str) -> str:
+def make_permalink(pattern: str, dt: datetime, slug: str, lang: str, categories: tuple[str, ...] = ()) -> str:
+    """A post's URL from a pattern; `:categories` is its categories, lowercased, one folder each (as Jekyll's)."""
+    if ":categories" in pattern:
+        pattern = pattern.replace(":categories", "/".join(c.lower() for c in categories))
+        pattern = re.sub(r"/{2,}", "/", pattern)
     path = (
         pattern.replace(":year", f"{dt.year:04d}")
         .replace(":month", f"{dt.month:02d}")
@@ -109,23 +114,28 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     dt = PAGE_DATE if undated else parse_date(front, "date", rel)
     stem, lang = _language(path, cfg, front, rel)
     slug = str(meta.get("slug") or slugify(stem))
-    permalink = _permalink(cfg, front, rel, dt, slug, lang, _page_pattern(path, cfg) if page else "")
-    image = meta.get("image")
-    if isinstance(image, str) and climbs_out(permalink, image.strip()):  # write.social leaves it out
+    pattern = _page_pattern(path, cfg) if page else ""
+    categories = list(dict.fromkeys(_tags(front, rel, "categories") + _tags(front, rel, "category")))
+    in_url = ":categories" in (pattern or cfg.permalink) and not meta.get("permalink")
+    updated = next((k for k in UPDATED_KEYS if meta.get(k)), None)
+    permalink = _permalink(cfg, front, rel, dt, slug, lang, pattern, tuple(categories))
+    image = preview_image(meta)
+    if image and climbs_out(permalink, image.strip()):  # write.social leaves it out
+        key = next((k for k in IMAGE_KEYS if meta.get(k)), "image")
         message = f"image {image!r} climbs out of the site (above its root); the post's previews show no picture"
-        front.warnings.append(SiteWarning(message, rel, front.line("image")))
+        front.warnings.append(SiteWarning(message, rel, front.line(key)))
     return Post(
         source=path,
         rel=rel,
         title=str(title),
         date=dt,
-        updated=parse_date(front, "updated", rel) if meta.get("updated") else dt,
-        tags=_tags(front, rel),
+        updated=parse_date(front, updated, rel) if updated else dt,
+        tags=(tags := _tags(front, rel)) + ([] if in_url else [c for c in categories if c not in tags]),
         lang=lang,
         slug=slug,
         permalink=permalink,
         id=str(meta.get("id") or cfg.absolute(permalink)),
-        summary=str(meta.get("summary") or ""),
+        summary=str(next((meta[k] for k in SUMMARY_KEYS if meta.get(k)), "")),
         body=front.body,
         body_line=front.body_line,
         meta=meta,
@@ -133,11 +143,56 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg, page)),
         lines=front.lines,
         warnings=front.warnings,
-        draft=bool(meta.get("draft")),
+        draft=bool(meta.get("draft")) or meta.get("published") is False,
         execute=meta.get("execute") is True,
         cells=cells,
         page=page,
+        hidden=meta.get("hidden") is True,
+        image=image,
+        aliases=aliases(front, rel, permalink),
     )
+
+
+SUMMARY_KEYS = ("summary", "description", "excerpt")  # the first one given is the summary (Jekyll's, Hugo's keys)
+UPDATED_KEYS = ("updated", "lastmod", "last_modified_at", "modified")  # and the update's date
+IMAGE_KEYS = ("image", "cover", "thumbnail", "og_image")  # and the picture of link previews
+
+
+def preview_image(meta: dict[str, Any]) -> str:
+    """The picture front matter gives link previews: `image` (Chirpy's `image: {path: ...}` too), Hugo's `cover`
+    (`cover: {image: ...}`), al-folio's `thumbnail`, `og_image`; "" for none."""
+    for key in IMAGE_KEYS:
+        value = meta.get(key)
+        if isinstance(value, dict):
+            value = value.get("image") or value.get("path") or value.get("src")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def aliases(front: FrontMatter, rel: str, permalink: str) -> list[Alias]:
+    """The post's old addresses (`aliases`, Hugo; `redirect_from`, jekyll-redirect-from), each a site path with the
+    line it was given on; one that leaves the site, or is the post's own address, is an error at that line."""
+    found = []
+    for key in ("aliases", "redirect_from"):
+        value = front.meta.get(key)
+        line = front.line(key)
+        for item in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+            text = str(item).strip()
+            problem = (
+                "it leaves the site (a redirect page is a path on this site, such as /old/address/)"
+                if has_scheme(text) or text.startswith(("//", "\\"))
+                else "a page cannot answer an address with ?query or #fragment"
+                if "?" in text or "#" in text
+                else path_problem(text)
+            )
+            path = normalise_permalink(text) if text and not problem else ""
+            if path == permalink or path == "/":
+                problem = "it is the address of a page of its own"
+            if problem or not text:
+                raise SiteError(f"bad {key} {text!r}: {problem or 'empty'}", rel, line)
+            found.append(Alias(path, line))
+    return found
 
 
 def tag_is_path(tag: str) -> bool:
@@ -145,16 +200,17 @@ def tag_is_path(tag: str) -> bool:
     return ".." in tag.replace("\\", "/").split("/") or tag.startswith(("/", "\\"))
 
 
-def _tags(front: FrontMatter, rel: str) -> list[str]:
-    tags = front.meta.get("tags") or []
+def _tags(front: FrontMatter, rel: str, key: str = "tags") -> list[str]:
+    """The tags (or categories) under `key`: a list, or words separated by commas or spaces."""
+    tags = front.meta.get(key) or []
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags) if t.strip()]
     if not isinstance(tags, list):
-        raise SiteError("'tags' must be a list", rel, front.line("tags"))
+        raise SiteError(f"{key!r} must be a list", rel, front.line(key))
     for tag in map(str, tags):
         if tag_is_path(tag):
             message = f"tag {tag!r} is a path, not a name (a tag's page is /blog/tag/NAME/; 'CI/CD' is fine)"
-            raise SiteError(message, rel, front.line("tags"))
+            raise SiteError(message, rel, front.line(key))
     return [str(t) for t in tags]
 
 
@@ -178,7 +234,14 @@ def _page_pattern(path: Path, cfg: SiteConfig) -> str:
 
 
 def _permalink(
-    cfg: SiteConfig, front: FrontMatter, rel: str, dt: datetime, slug: str, lang: str, page_pattern: str = ""
+    cfg: SiteConfig,
+    front: FrontMatter,
+    rel: str,
+    dt: datetime,
+    slug: str,
+    lang: str,
+    page_pattern: str = "",
+    categories: tuple[str, ...] = (),
 ) -> str:
     meta = front.meta
     if meta.get("permalink"):
@@ -191,7 +254,7 @@ def _permalink(
         prefix = cfg.languages[lang].prefix if lang in cfg.languages else "/"
         if ":lang" not in pattern and prefix != "/":  # other languages live under their prefix: /zh/blog/...
             pattern = prefix + pattern.lstrip("/")
-        permalink = make_permalink(pattern, dt, slug, lang)
+        permalink = make_permalink(pattern, dt, slug, lang, categories)
     problem = path_problem(permalink)  # it would leave the output directory, or alias another
     if problem:
         key = "permalink" if meta.get("permalink") else "slug" if meta.get("slug") else None
@@ -224,103 +287,6 @@ def _is_page(path: Path, cfg: SiteConfig) -> bool:
     if under(path, cfg.posts_path) and under(path, cfg.pages_path) is None:
         return False
     return relative(path, cfg.pages_path) is not None
-
-
-def find_post_files(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[Path]:
-    """Every `*.md` and `*.ipynb` under the posts and pages folders (not hidden, not `_draft`-style names), in path
-    order."""
-    return [Path(p) for p in find_post_names(cfg, warnings)]
-
-
-def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) -> list[str]:
-    """`find_post_files` as path strings (a warm build looks them up by name and makes a Path only for a few).
-
-    A link to a post file inside the site is read as that file. Links to folders, links leaving the site, broken
-    links and what is not a regular file (a FIFO would never end) are not read: a warning each in `warnings`."""
-    found: list[str] = []
-    site = os.path.realpath(cfg.root)
-    tops = [os.path.join(cfg.root, cfg.posts_dir), os.path.join(cfg.root, cfg.pages_dir)]
-    folders = tops[::-1]
-    while folders:
-        folder = folders.pop()
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    kind = _entry_kind(entry, site)
-                    if kind == _POST:
-                        found.append(entry.path)
-                    elif kind == _FOLDER:
-                        folders.append(entry.path)
-                    elif kind and warnings is not None:
-                        warnings.append(SiteWarning(kind, relative_text(Path(entry.path), cfg.root)))
-        except OSError as exc:
-            if warnings is not None and (folder not in tops or not isinstance(exc, FileNotFoundError)):  # none: none
-                reason = (exc.strerror or str(exc)).lower()
-                warnings.append(
-                    SiteWarning(f"cannot read this folder ({reason})", relative_text(Path(folder), cfg.root))
-                )
-    return sorted(found)
-
-
-_POST, _FOLDER = "post", "folder"
-
-
-def _is_post_name(name: str) -> bool:
-    return name.endswith((".md", NOTEBOOK)) and not name.startswith((".", "_"))
-
-
-def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
-    """_POST, _FOLDER (to look into), why the entry is not read, or "" for what is no post (images, notes)."""
-    if entry.name.startswith("."):
-        return ""
-    if entry.is_symlink():
-        return _link_kind(entry.path, entry.name, site)
-    if entry.is_dir():
-        return _FOLDER
-    if not _is_post_name(entry.name):
-        return ""
-    return _POST if entry.is_file() else "not a regular file, not read"
-
-
-def _link_kind(path: str, name: str, site: str) -> str:
-    """What a link in the posts folder is: a post when it leads to a post file inside the site `site` (resolved)."""
-    target = os.path.realpath(path)
-    inside = target.startswith(site + os.sep)
-    if os.path.isdir(target):
-        where = "" if inside else " outside the site"
-        return f"a link to a folder{where}, not read (posts are not looked for in linked folders)"
-    if not _is_post_name(name):
-        return ""
-    if not os.path.exists(target):
-        return "a link to nothing, not read"
-    if not inside:
-        return "a link to a file outside the site, not read"
-    return _POST if os.path.isfile(target) else "not a regular file, not read"
-
-
-def is_post_path(path: Path, cfg: SiteConfig) -> bool:
-    """Whether `find_post_files` would list `path` if it existed (it may have been deleted): False for folders."""
-    posts = cfg.root / cfg.posts_dir
-    try:
-        parts = path.relative_to(posts).parts
-    except ValueError:
-        try:
-            posts = cfg.root / cfg.pages_dir
-            parts = path.relative_to(posts).parts
-        except ValueError:
-            return False
-    if not parts or any(d.startswith(".") for d in parts[:-1]) or os.path.isdir(path):
-        return False
-    if not _is_post_name(parts[-1]):
-        return False
-    folder = posts  # linked folders are not looked into
-    for d in parts[:-1]:
-        folder = folder / d
-        if os.path.islink(folder):
-            return False
-    if os.path.islink(path):
-        return _link_kind(str(path), parts[-1], os.path.realpath(cfg.root)) == _POST
-    return not os.path.exists(path) or os.path.isfile(path)
 
 
 @dataclass(frozen=True)

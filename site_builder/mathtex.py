@@ -54,6 +54,10 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
         for i, out in zip(todo, mathml, strict=True)
     }
     warnings = env.setdefault("warnings", [])
+    for i, out in zip(todo, mathml, strict=True):
+        for label in _UNKNOWN_REF.findall(out):  # math-core shows (??), as MathJax shows (???)
+            message = f"\\eqref{{{label}}}: no equation of this post has \\label{{{label}}}"
+            warnings.append(SiteWarning(message, env.get("rel"), math_line(env, found[i])))
     for i, reason in sorted(failed.items()):
         tok, tex = found[i], found[i].content.strip()
         html[id(tok)] = (
@@ -65,6 +69,7 @@ def render_math(tokens: list[Token], env: dict[str, Any]) -> None:
     env["math_count"] = len(found) - len(failed)
 
 
+_UNKNOWN_REF = re.compile(r'<a href="#([^"]*)">\(\?\?\)</a>')
 _TAG = re.compile(r"<(/?)[a-z]+[^>]*?(/?)>")
 _BREAK_AFTER = re.compile(r"<mo[^>]*>(?:[=≠<>≤≥≦≧≪≫≈≡≅≃∼∝≺≻∈∉⊂⊃⊆⊇←→↔⇐⇒⇔⟵⟶⟸⟹⟺↦+−±∓×⋅·∗∘⊕⊗∪∩∧∨÷,]|&lt;|&gt;)</mo>")
 _OPENING = re.compile(r"<mo[^>]*>[(\[{⟨|‖]</mo>")

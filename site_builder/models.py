@@ -15,6 +15,14 @@ if TYPE_CHECKING:
     from site_builder.notebook import CellMap
 
 
+@dataclass(frozen=True)
+class Alias:
+    """An old address of a post (`aliases`, `redirect_from`): a page there sends the reader to the post."""
+
+    path: str  # a site path, e.g. "/old/address/" or "/2015/05/x.html"
+    line: int | None  # its key's line in the post file
+
+
 @dataclass
 class Post:
     """One Markdown post as loaded from disk (stage: load)."""
@@ -41,6 +49,9 @@ class Post:
     execute: bool = False  # `execute: true`: its Python blocks run
     page: bool = False  # from the pages folder (`about.md` -> /about/): in no list or feed, dated or not
     cells: CellMap | None = None  # a notebook's: the cell and line of each of its lines (notebook.py)
+    hidden: bool = False  # `hidden: true` (al-folio): built at its address, in no list, tag page or feed
+    image: str = ""  # the picture of its link previews from front matter (`image`, `cover`, ...); "": its first
+    aliases: list[Alias] = field(default_factory=list)  # old addresses, each a page sending readers to this one
 
 
 @dataclass
@@ -76,7 +87,7 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "21"  # 21: untrusted SVG is an <img> of a data: URL, never inline
+RENDER_VERSION = "22"  # 21: untrusted SVG is an <img> of a data: URL, never inline; 22: bare TeX environments
 
 
 @dataclass
@@ -92,7 +103,8 @@ class Rendered:
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
     unshown: list[Any] = field(default_factory=list)  # (path, stamp or None) of each local image it could not show
-    excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py); "" for one with a summary
+    excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py)
+    excerpt_html: str = ""  # the excerpt as HTML, its formulas MathML; "" when it holds none (cards show `excerpt`)
 
 
 @dataclass

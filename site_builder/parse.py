@@ -23,6 +23,7 @@ from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
+from site_builder.templatecode import template_code
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
 
@@ -143,7 +144,7 @@ def _bilingual_rules(state: StateCore) -> None:
 
 def _inline_lines(state: StateCore) -> None:
     """Give inline math and images the line they are on, so errors can name it."""
-    if "$" not in state.src and "![" not in state.src:  # no math, no image (fast path)
+    if "$" not in state.src and "![" not in state.src and "\\" not in state.src:  # no math, no image (fast path)
         return
     for tok in state.tokens:
         if tok.type == "inline" and tok.map:
@@ -286,6 +287,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("other_tools", other_tools)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     md.core.ruler.push("fence_options", _check_fence_options)
+    md.core.ruler.push("template_code", template_code)
     speed_up(md)  # last: it indexes the rules registered above
     return md
 

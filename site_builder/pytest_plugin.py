@@ -31,12 +31,15 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
             config.stash[_WARM] = Batch(root)
 
 
+_MARKDOWN = (".md", ".markdown", ".mkd", ".mkdn")  # load.POST_SUFFIXES (this plugin imports no site_builder module)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:
-    if file_path.suffix not in (".md", ".ipynb") or "content" not in file_path.parts:
+    if file_path.suffix not in (*_MARKDOWN, ".ipynb") or "content" not in file_path.parts:
         return None
-    if file_path.suffix == ".md":
+    if file_path.suffix in _MARKDOWN:
         head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
-        if not head.startswith("---") or not re.search(r"^execute\s*:", head, re.M):
+        if not head.startswith(("---", "+++")) or not re.search(r"^execute\s*[:=]", head, re.M):
             return None  # a quick look; the post's description decides as `check` does (execute: True, yes, ...)
     elif '"execute' not in (text := file_path.read_text(encoding="utf-8", errors="replace")) and "execute:" not in text:
         return None  # a notebook: `execute:` in its first raw cell, or "execute" in its metadata

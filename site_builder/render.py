@@ -16,7 +16,7 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from site_builder.codeblocks import FenceHook, exec_fence_hook, fence_html, highlight_code
 from site_builder.errors import SiteWarning
-from site_builder.excerpt import excerpt
+from site_builder.excerpt import excerpt_parts
 from site_builder.fences import fence_info
 from site_builder.images import ImageError, probe, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
@@ -276,6 +276,8 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
     html = _renderer().render(tokens, md.options, env)
     chars, words = _count_text(tokens)
     toc = toc_entries(tokens, lambda children: _renderer().renderInline(children, md.options, env))
+    # made for a post with a summary too: a fragment is keyed by the text alone, and outlives a summary removed
+    excerpt_text, excerpt_html = excerpt_parts(html)
     return Rendered(
         html=html,
         text_chars=chars,
@@ -285,5 +287,6 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         images=env.get("images", []),
         warnings=parsed.warnings(),
         unshown=env.get("unshown", []),
-        excerpt="" if parsed.post.summary else excerpt(html),
+        excerpt=excerpt_text,
+        excerpt_html=excerpt_html,
     )

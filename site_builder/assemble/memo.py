@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from site_builder.assemble.model import PostView, SiteModel, card, out_path, reading_minutes
-from site_builder.assemble.posts import post_page
+from site_builder.assemble.posts import math_summary, post_page
 from site_builder.models import Page, Post, Rendered
 from site_builder.toc import shown_toc
 
@@ -48,7 +48,10 @@ class PostChange:
 def _place(post: Post) -> tuple[object, ...]:
     """What of a post decides which lists show it, where, and beside which posts and translations."""
     nav = post.title if post.page else None  # a page's title may be in the header of every page
-    return (post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, post.draft, post.page, nav)
+    return (
+        post.permalink, post.date, tuple(post.tags), post.lang, post.translation_key, post.draft, post.page, nav,
+        post.hidden, tuple(post.aliases),
+    )  # fmt: skip
 
 
 def update_posts(memo: AssembleMemo, site_key: str, changes: list[PostChange]) -> SiteModel | None:
@@ -74,6 +77,7 @@ def update_posts(memo: AssembleMemo, site_key: str, changes: list[PostChange]) -
     for view, change in todo:
         before = card(view)
         _refresh(memo, view, change)
+        math_summary(view, tuple(model.config.math_macros.items()))
         if card(view) != before:
             shown.add(view)
         page = memo.pages[out_path(view.url)].page

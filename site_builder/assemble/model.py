@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import markupsafe
+
 from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteWarning
 from site_builder.load import slugify
@@ -34,6 +36,9 @@ class PostView:
         self.title, self.date, self.updated, self.tags = p.title, p.date, p.updated, p.tags
         self.lang, self.url, self.id, self.meta = p.lang, p.permalink, p.id, p.meta
         self.summary = p.summary or self.rendered.excerpt  # without one, the start of the text (`excerpt.py`)
+        # with formulas, its HTML, them as MathML (make_views sets a front matter summary's); else ""
+        excerpt_html = "" if p.summary else self.rendered.excerpt_html
+        self.summary_html = markupsafe.Markup(excerpt_html) if excerpt_html else ""
 
     @property
     def html(self) -> str:

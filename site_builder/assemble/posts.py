@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+import markupsafe
+
 from site_builder.assemble.model import PostView, link, out_path, page_key, reading_minutes
 from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError
+from site_builder.excerpt import summary_html
 from site_builder.models import Page, Post, Rendered
 from site_builder.toc import shown_toc
 
@@ -20,6 +23,7 @@ def make_views(
     """Every post's view, newest first; the view `old` holds for a post is reused when its record and fragment are
     the same objects as then (views do not change once made, only their prev/next/translations links)."""
     views = []
+    macros = tuple(config.math_macros.items())
     for p in sorted(posts, key=lambda p: (p.date, p.permalink), reverse=True):
         r = rendered[p.permalink]
         view = old.get(id(p))
@@ -36,9 +40,16 @@ def make_views(
                 lang_name=name,
                 home_lang=lang.code,
             )
+            math_summary(view, macros)
         view.prev = view.next = None
         views.append(view)
     return views
+
+
+def math_summary(view: PostView, macros: tuple[tuple[str, str], ...]) -> None:
+    """A front matter summary with formulas: cards show them rendered (`view.summary_html`)."""
+    if view.post.summary and "$" in view.post.summary:
+        view.summary_html = markupsafe.Markup(summary_html(view.post.summary, macros))
 
 
 def link_translations(config: SiteConfig, views: list[PostView]) -> dict[str, Group]:

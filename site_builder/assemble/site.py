@@ -15,6 +15,7 @@ from site_builder.util.hashing import content_key
 
 RESERVED = ("sitemap.xml", "robots.txt", "css/pygments.css", "css/site.css")
 SEARCH_DIR = "pagefind/"  # write.search.SEARCH_DIR, Pagefind's index (assemble imports nothing of write)
+REDIRECT = "redirect.html"  # the template of a page at an old address of a post
 
 
 def assemble(
@@ -37,9 +38,10 @@ def assemble(
     old = memo if memo is not None and same and memo.pages_key == pages_key else AssembleMemo()
     posts = [p for p in posts if not p.page]
     views = make_views(config, posts, rendered, old.views)
-    spellings = tag_spellings(posts)
-    sites = language_sites(config, views, link_translations(config, views), spellings.shown)
-    link_related(views, spellings.shown)
+    listed = [v for v in views if not v.post.hidden]  # `hidden: true`: built, in no list, tag page or feed
+    spellings = tag_spellings([p for p in posts if not p.hidden])
+    sites = language_sites(config, listed, link_translations(config, views), spellings.shown)
+    link_related(listed, spellings.shown)
     new_pages: dict[str, PageMemo] = {}
     shown = views + page_views
     pages = [_post_page(config, view, pages_key, old.pages, new_pages) for view in shown]
@@ -52,11 +54,13 @@ def assemble(
         "alternates": [],
     }
     pages.append(Page("404.html", "404.html", context, key=page_key(pages_key, "404")))
-    _check_collisions(config, pages, sites)
+    owners = _check_collisions(config, pages, sites)
+    pages += redirect_pages(config, shown, owners, pages_key)
     for page in pages:
         page.context["nav"] = navs[page.context["ui"].code]
     post_pages = {p.context["post"].url: p for p in pages[: len(shown)]}
-    model = SiteModel(config, views, sites, pages, post_pages, page_views, spellings.warnings + warnings)
+    unlisted = page_views + [v for v in views if v.post.hidden]
+    model = SiteModel(config, listed, sites, pages, post_pages, unlisted, spellings.warnings + warnings)
     if memo is not None:
         memo.site_key, memo.pages_key, memo.views = site_key, pages_key, {id(v.post): v for v in shown}
         memo.pages, memo.model = new_pages, model
@@ -98,10 +102,11 @@ def _post_page(
     return page
 
 
-def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, LanguageSite]) -> None:
+def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, LanguageSite]) -> dict[str, Page | None]:
     """A page on another's output file, on a file of the site's own (its feeds, sitemap, styles, the search index's
     folder) or on a name a web server reads (`.htaccess`, `.nojekyll`, `.well-known/`: a name starting with a
-    dot) is an error naming its post: all of them, together."""
+    dot) is an error naming its post: all of them, together. Returns each output path's page (None for the feeds
+    and the site's own files)."""
     feeds = [feed_path(config, lang) for lang in config.languages.values()]
     feeds += [tag_feed_url(t, s.lang.prefix).lstrip("/") for s in sites.values() for t in s.tags]
     owners: dict[str, Page | None] = {path: None for path in (*feeds, *RESERVED)}
@@ -129,6 +134,7 @@ def _check_collisions(config: SiteConfig, pages: list[Page], sites: dict[str, La
         owners.setdefault(page.path, page)
     if errors:
         raise SiteErrors(errors)
+    return owners
 
 
 def _not_a_page(path: str) -> str:
@@ -138,3 +144,34 @@ def _not_a_page(path: str) -> str:
     if path.startswith(SEARCH_DIR):
         return f"is in /{SEARCH_DIR}, the search index's folder, which each build replaces"
     return ""
+
+
+def redirect_pages(config: SiteConfig, views: list[PostView], owners: dict[str, Page | None], key: str) -> list[Page]:
+    """A page at each old address of a post (`aliases`, `redirect_from`) sending readers to it, as Hugo writes one:
+    a meta refresh and a canonical link. One on a page of the site, or on another redirect, is an error at its
+    line."""
+    pages: list[Page] = []
+    errors: list[SiteError] = []
+    taken = dict(owners)
+    for view in views:
+        for alias in view.post.aliases:
+            path = out_path(alias.path)
+            problem = _not_a_page(path)
+            if problem:
+                errors.append(SiteError(f"redirect {alias.path} {problem}", view.post.rel, alias.line))
+                continue
+            if path in taken:
+                other = taken[path]
+                what = other.context["post"].post.rel if other is not None and "post" in other.context else ""
+                if other is not None and other.template == REDIRECT:
+                    what = f"a redirect of {other.context['redirect_of'].post.rel}"
+                message = f"redirect {alias.path} collides with {what or 'a page of the site'} (/{path})"
+                errors.append(SiteError(message, view.post.rel, alias.line))
+                continue
+            target = config.absolute(view.url)
+            context = {"target": target, "redirect_of": view, "ui": config.lang(view.lang), "page_title": None}
+            taken[path] = page = Page(path, REDIRECT, context, key=page_key(key, REDIRECT, target))
+            pages.append(page)
+    if errors:
+        raise SiteErrors(errors)
+    return pages

@@ -19,7 +19,7 @@ from site_builder.load import Include
 from site_builder.models import RENDER_VERSION
 from site_builder.util.hashing import content_key
 from site_builder.write.output import check_output_dir
-from site_builder.write.theme import Theme, ThemeFile, find_theme, theme_files
+from site_builder.write.theme import Theme, ThemeFile, find_theme, site_static_files, theme_files
 
 Log = Callable[[str], None]
 
@@ -120,7 +120,7 @@ class BuildContext:
             RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages),
             repr(sorted(config.math_macros.items())),
         )  # fmt: skip
-        files = theme_files(theme)
+        files = theme_files(theme) + site_static_files(config)
         ctx = cls(
             root,
             output,

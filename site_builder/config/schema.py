@@ -38,7 +38,12 @@ SITE_KEYS = (
     Key("language", (str,), "en", "the default language of posts, served at /"),
     Key("theme", (str,), "default", "`themes/NAME/`; templates it lacks come from the default theme"),
     Key("posts_per_page", (int,), 10, "posts on each home page"),
-    Key("permalink", (str,), "/blog/:year/:slug/", "URL of a post without `permalink` (:year :month :day :slug :lang)"),
+    Key(
+        "permalink",
+        (str,),
+        "/blog/:year/:slug/",
+        "URL of a post without `permalink` (:year :month :day :slug :lang :categories)",
+    ),
     Key("posts_dir", (str,), "content/posts", "folder of the posts, relative to site.yml"),
     Key("feed_path", (str,), "feed.xml", "where the Atom feed is written"),
     Key("feed_id", (str,), "", "the feed's `<id>` (default: its absolute URL)"),
@@ -52,6 +57,7 @@ SITE_KEYS = (
     Key("social", (list, dict), [], "profile links (`name: url`, http(s) or mailto): `rel=me` and the footer"),
     Key("favicon", (str,), "", "the icon: a site path (`/favicon.png`, from the theme's static/) or an address"),
     Key("highlight", (dict,), {}, "the Pygments styles of code: `light:` and `dark:` (below)"),
+    Key("static_dir", (str,), "static", "folder copied as it is to the output's root (a name a page has: an error)"),
 )
 
 HIGHLIGHT_KEYS = (
@@ -92,6 +98,20 @@ FRONT_MATTER_KEYS = (
     Key("exec", (dict,), {}, "the run's limits, packages, files and network (see Executable posts)"),
     Key("image", (str,), "the post's first image", "the picture of its link previews: an address or a site path"),
     Key("toc", (bool,), True, "false: no table of contents (a post with 3 or more h2/h3 headings has one)"),
+    Key("aliases", (list, str), [], "old addresses of the post (`/old/`, `/x.html`): each a page sending readers here"),
+    Key("redirect_from", (list, str), [], "the same as `aliases` (jekyll-redirect-from)"),
+    Key("published", (bool,), True, "false: the same as `draft: true` (Jekyll)"),
+    Key("hidden", (bool,), False, "true: built at its address, left out of lists, tags and feeds (al-folio)"),
+    Key("description", (str,), "", "the `summary` when there is none (Jekyll, Hugo)"),
+    Key("excerpt", (str,), "", "the `summary` when there is none (Jekyll)"),
+    Key("lastmod", (date, str), "", "the `updated` date when there is none (Hugo)"),
+    Key("last_modified_at", (date, str), "", "the `updated` date when there is none (Jekyll)"),
+    Key("modified", (date, str), "", "the `updated` date when there is none (Pelican)"),
+    Key("categories", (list, str), [], "added to `tags`, unless the permalink pattern uses `:categories` (Jekyll)"),
+    Key("category", (str,), "", "the same as `categories` (Pelican, Jekyll)"),
+    Key("cover", (str, dict), "", "the `image` when there is none (Hugo: `cover.image`)"),
+    Key("thumbnail", (str,), "", "the `image` when there is none (al-folio)"),
+    Key("og_image", (str,), "", "the `image` when there is none"),
 )
 
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
@@ -99,26 +119,16 @@ FRONT_MATTER_KEYS = (
 FOREIGN_FRONT_MATTER = frozenset(
     [
         "layout",
-        "categories",
-        "category",
-        "description",
-        "excerpt",
         "comments",
-        "thumbnail",
         "featured",
         "keywords",
         "math",
         "giscus",
         "related_posts",
-        "published",
         "weight",
-        "aliases",
         "series",
         "type",
-        "modified",
         "status",
-        "og_image",
-        "cover",
     ]
 )
 

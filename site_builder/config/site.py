@@ -86,6 +86,7 @@ class SiteConfig:
     social: list[SocialLink] = field(default_factory=list)
     favicon: str = ""  # a root-relative site path or an http(s) address; "" draws the title's initial
     highlight: CodeStyles = field(default_factory=CodeStyles)  # Pygments styles of code, light and dark
+    static_dir: str = "static"  # copied as it is to the output's root (Hugo's static/)
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     warnings: list[SiteWarning] = field(default_factory=list)  # unknown keys, with their lines
 
@@ -261,9 +262,13 @@ def _check_values(cfg: SiteConfig, lines: dict[str, int]) -> None:
 def _check_paths(cfg: SiteConfig, lines: dict[str, int]) -> None:
     """`permalink` and `feed_path` are paths inside the output: no scheme, no `..` (and feed_path not absolute)."""
     checked = (("permalink", cfg.permalink, "/blog/:slug/"), ("feed_path", cfg.feed_path, "feed.xml"))
-    for key, value, example in (*checked, ("pages_dir", cfg.pages_dir, "content/pages")):
+    for key, value, example in (
+        *checked,
+        ("pages_dir", cfg.pages_dir, "content/pages"),
+        ("static_dir", cfg.static_dir, "static"),
+    ):
         problem = path_problem(value)
-        if problem is None and key == "feed_path" and value.startswith("/"):
+        if problem is None and key in ("feed_path", "static_dir") and value.startswith("/"):
             problem = "it is an absolute path (write it relative to the output, as feed.xml)"
         if problem:
             message = f"{key} must be a path inside the site such as {example}, got {value!r}: {problem}"

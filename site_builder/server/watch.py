@@ -23,7 +23,7 @@ def interesting(path: str, root: Path) -> bool:
         return False
     if not parts or parts[0] in (".cache", "output", ".git"):
         return False
-    if parts[0] not in ("content", "themes") and parts != ("site.yml",):
+    if parts[0] not in ("content", "themes", "static") and parts != ("site.yml",):
         return False
     name = parts[-1]
     return not (
@@ -75,7 +75,7 @@ class Watcher:
 
     def start(self) -> None:
         handler = _Handler(self)
-        for name in ("content", "themes"):
+        for name in ("content", "themes", "static"):  # static: the site's static folder, by its default name
             if (self.root / name).is_dir():
                 self.observer.schedule(handler, str(self.root / name), recursive=True)
         self.observer.schedule(handler, str(self.root), recursive=False)

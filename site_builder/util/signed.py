@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 from site_builder.util.files import atomic_file
 
-MAGIC = b"site-builder signed cache 3\n"
+MAGIC = b"site-builder signed cache 4\n"
 _DIGEST = 32  # bytes of HMAC-SHA256
 _HEAD = len(MAGIC) + 2 * _DIGEST + 8
 

@@ -58,8 +58,8 @@ def card(config: SiteConfig, view: Any) -> Card:
     """A post's (or page's) preview: front matter `image`, else its first image; its description; JSON-LD."""
     post = view.post
     url = config.absolute(post.permalink)
-    src = post.meta.get("image")
-    if not isinstance(src, str) or not src.strip():
+    src = post.image  # front matter's `image` (`cover`, `thumbnail`, `og_image`), else the first in the text
+    if not src:
         m = _FIRST_IMG.search(view.html)
         src = html.unescape(m[1]) if m else ""
     image = absolute_image(config, post.permalink, src) if src else ""

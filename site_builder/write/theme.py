@@ -53,3 +53,15 @@ def theme_files(theme: Theme) -> list[ThemeFile]:
                 st = path.stat()
                 files.append(ThemeFile(path.relative_to(d).parts[0], f"{path}:{st.st_size}:{st.st_mtime_ns}"))
     return files
+
+
+def site_static_files(config: SiteConfig) -> list[ThemeFile]:
+    """The files of the site's static folder (`static_dir`), as theme static files are keyed: a build with nothing
+    else to do still copies a changed one."""
+    folder = config.root / config.static_dir
+    files = []
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if path.is_file():
+            st = path.stat()
+            files.append(ThemeFile("static", f"{path}:{st.st_size}:{st.st_mtime_ns}"))
+    return files
