@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -245,8 +245,8 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
                         found.append(entry.path)
                     elif kind == _FOLDER:
                         folders.append(entry.path)
-                    elif kind and warnings is not None:
-                        warnings.append(SiteWarning(kind, relative_text(Path(entry.path), cfg.root)))
+                    elif isinstance(kind, SiteWarning) and warnings is not None:
+                        warnings.append(replace(kind, file=relative_text(Path(entry.path), cfg.root)))
         except OSError as exc:
             if warnings is not None and (folder not in tops or not isinstance(exc, FileNotFoundError)):  # none: none
                 reason = (exc.strerror or str(exc)).lower()
@@ -263,7 +263,12 @@ def _is_post_name(name: str) -> bool:
     return name.endswith((".md", NOTEBOOK)) and not name.startswith((".", "_"))
 
 
-def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
+def _unread(why: str, hint: str = "") -> SiteWarning:
+    """A post file (or a folder) not read: why, as a warning whose file the caller fills in."""
+    return SiteWarning(why, consequence="not read", hint=hint)
+
+
+def _entry_kind(entry: os.DirEntry[str], site: str) -> str | SiteWarning:
     """_POST, _FOLDER (to look into), why the entry is not read, or "" for what is no post (images, notes)."""
     if entry.name.startswith("."):
         return ""
@@ -273,23 +278,23 @@ def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
         return _FOLDER
     if not _is_post_name(entry.name):
         return ""
-    return _POST if entry.is_file() else "not a regular file, not read"
+    return _POST if entry.is_file() else _unread("not a regular file")
 
 
-def _link_kind(path: str, name: str, site: str) -> str:
+def _link_kind(path: str, name: str, site: str) -> str | SiteWarning:
     """What a link in the posts folder is: a post when it leads to a post file inside the site `site` (resolved)."""
     target = os.path.realpath(path)
     inside = target.startswith(site + os.sep)
     if os.path.isdir(target):
         where = "" if inside else " outside the site"
-        return f"a link to a folder{where}, not read (posts are not looked for in linked folders)"
+        return _unread(f"a link to a folder{where}", "posts are not looked for in linked folders")
     if not _is_post_name(name):
         return ""
     if not os.path.exists(target):
-        return "a link to nothing, not read"
+        return _unread("a link to nothing")
     if not inside:
-        return "a link to a file outside the site, not read"
-    return _POST if os.path.isfile(target) else "not a regular file, not read"
+        return _unread("a link to a file outside the site")
+    return _POST if os.path.isfile(target) else _unread("not a regular file")
 
 
 def is_post_path(path: Path, cfg: SiteConfig) -> bool:

@@ -76,7 +76,7 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "20"
+RENDER_VERSION = "21"
 
 
 @dataclass

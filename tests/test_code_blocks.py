@@ -119,8 +119,8 @@ def test_bad_hl_lines_and_style_names_are_warnings_at_their_lines(site):
     assert f"{where}'3-1' runs backwards (write 1-3), not marked" in stderr
     assert "unknown code block option" not in stderr  # linenos, hl_lines and title are known
     assert (
-        "warning: site.yml:5: highlight: dark: no Pygments style 'monokia' (did you mean 'monokai'?), "
-        "'github-dark' used" in stderr
+        "warning: site.yml:5: highlight: dark: no Pygments style 'monokia', 'github-dark' used "
+        "(did you mean 'monokai'?)" in stderr
     )
 
 
