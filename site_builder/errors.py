@@ -97,9 +97,9 @@ def problem_count(errors: int, warnings: int, strict: bool = False) -> str:
     return ", ".join(parts)
 
 
-def strict_count(warnings: int) -> str:
+def strict_count(warnings: int, option: str = "--strict") -> str:
     """`3 warnings are errors under --strict`: why a run with warnings alone failed."""
-    return f"{warnings} warning{'s are errors' if warnings != 1 else ' is an error'} under --strict"
+    return f"{warnings} warning{'s are errors' if warnings != 1 else ' is an error'} under {option}"
 
 
 def sorted_warnings(warnings: list[SiteWarning]) -> list[SiteWarning]:
