@@ -83,6 +83,11 @@ class PostRenderer(RendererHTML):
     def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return highlight_code(tokens[idx].content, "")
 
+    def table_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        """A wide table scrolls in its own box, a shadow at the edge with more (site.css), as code does: tabindex=0
+        lets keys scroll it (axe: scrollable-region-focusable)."""
+        return '<table tabindex="0">\n'
+
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         alt = self.renderInlineAsText(tok.children or [], options, env)

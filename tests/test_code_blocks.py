@@ -146,7 +146,7 @@ def test_executed_blocks_take_the_options(site):
     calc, session = blocks(text)
     assert "calc.py" in calc and 'class="line hl"' in calc and "linenos" in calc
     assert 'class="highlight doctest checked"' in session and '<span class="code-title">session</span>' in session
-    assert "✓ verified" in text  # the expected output block, checked
+    assert '<span class="output-badge ok"></span>' in text  # the expected output block, checked (words: site.css)
 
 
 def test_the_copy_script_is_only_on_pages_with_code(site):
