@@ -37,7 +37,7 @@ class ExecutionFailed(SiteError):
 class SiteWarning:
     """A problem inside one post (or one setting) that does not stop the build: `file:line: message`, then what the
     build did about it (`consequence`: `ignored`, `shown as its alt text`) and how to fix it (`hint`, in brackets).
-    Under `--strict` it is an error: the build does not go on, so `strict_text` leaves the consequence out."""
+    Under `--strict` it is an error: the build does not go on, so `text(strict=True)` leaves the consequence out."""
 
     message: str  # the problem alone, as an error says it: "unknown key 'x'"
     file: str | None = None
