@@ -68,7 +68,7 @@ def _kind(state: StateCore, tok: Token, name: str) -> str:
     known = [*KINDS, *ALIASES, *OTHER_CONTAINERS]
     close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(KINDS)}"
-    warn(state, tok, f"unknown admonition kind {name!r}, shown as a note ({hint})")
+    warn(state, tok, f"unknown admonition kind {name!r}", "shown as a note", hint)
     return "note"
 
 

@@ -10,8 +10,18 @@ from pathlib import Path
 
 from site_builder import __version__
 from site_builder.commands import COMMANDS
+from site_builder.commands.common import count
 from site_builder.commands.common import err as _err
-from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure, problem_count, stopped
+from site_builder.errors import (
+    ExecutionFailed,
+    SiteError,
+    SiteErrors,
+    StrictFailure,
+    problem_count,
+    stopped,
+    strict_count,
+    warning_line,
+)
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -41,6 +51,7 @@ def _shown(exc: SiteError, args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
+    strict = bool(getattr(args, "strict", False))  # warnings are errors: printed as such, counted as such
     try:
         code: int = args.func(args)
         return code
@@ -48,18 +59,24 @@ def main(argv: list[str] | None = None) -> int:
         for line in exc.lines:
             _err(line)
         for warning in exc.warnings:
-            _err(f"warning: {warning}")
-        problems = problem_count(exc.count, len(exc.warnings))
-        _err(f"error: code in posts failed, {problems} (fix it, or build with --keep-going to show it in the pages)")
+            _err(warning_line(warning, strict))
+        strict_warnings = len(exc.warnings) if strict else 0  # counted apart: they are why --strict fails too
+        problems = problem_count(exc.count, len(exc.warnings) - strict_warnings)
+        fix = "fix it, or build with --keep-going to show it in the pages"
+        also = f"; {strict_count(strict_warnings)}" if strict_warnings else ""
+        _err(f"error: code in posts failed, {problems} ({fix}){also}")
         return 1
     except SiteErrors as exc:
-        for line in exc.lines(lambda e: _shown(e, args)):
+        for line in exc.lines(lambda e: _shown(e, args), strict):
             _err(line)
         return 1
     except StrictFailure as exc:
+        for line in exc.failures:
+            _err(line)
         for warning in exc.warnings:
-            _err(f"error: {warning}")
-        _err(f"error: {exc.message}")
+            _err(warning_line(warning, strict=True))
+        failed = f"code in posts failed, {count(exc.failed, 'error')}; " if exc.failed else ""
+        _err(f"error: {failed}{exc.message}")
         return 1
     except SiteError as exc:
         _err(f"error: {_shown(exc, args)}")

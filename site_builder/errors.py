@@ -35,15 +35,29 @@ class ExecutionFailed(SiteError):
 
 @dataclass(frozen=True)
 class SiteWarning:
-    """A problem inside one post (or one setting) that does not stop the build: `file:line: message`."""
+    """A problem inside one post (or one setting) that does not stop the build: `file:line: message`, then what the
+    build did about it (`consequence`: `ignored`, `shown as its alt text`) and how to fix it (`hint`, in brackets).
+    Under `--strict` it is an error: the build does not go on, so `text(strict=True)` leaves the consequence out."""
 
-    message: str
+    message: str  # the problem alone, as an error says it: "unknown key 'x'"
     file: str | None = None
     line: int | None = None
+    consequence: str = ""  # what the build did instead: "ignored", "shown as its alt text"
+    hint: str = ""  # how to fix it: "did you mean 'title'?"
+
+    def text(self, strict: bool = False) -> str:
+        """`file:line: message, consequence (hint)`; under --strict without the consequence."""
+        where = f"{self.file}:{self.line}: " if self.file and self.line else f"{self.file}: " if self.file else ""
+        then = f", {self.consequence}" if self.consequence and not strict else ""
+        return f"{where}{self.message}{then}" + (f" ({self.hint})" if self.hint else "")
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file and self.line else f"{self.file}: " if self.file else ""
-        return f"{where}{self.message}"
+        return self.text()
+
+
+def warning_line(warning: SiteWarning, strict: bool = False) -> str:
+    """How every command prints a warning: `warning: file:line: ...`, or under --strict `error: file:line: ...`."""
+    return f"error: {warning.text(strict=True)}" if strict else f"warning: {warning}"
 
 
 def _where(problem: SiteError | SiteWarning) -> tuple[str, int, str]:
@@ -59,25 +73,33 @@ class SiteErrors(SiteError):
         first = self.errors[0]
         super().__init__(first.message, first.file, first.line)
 
-    def lines(self, show: Callable[[SiteError], str] = str) -> list[str]:
-        """`error: ...` and `warning: ...` lines, sorted by file and line; then the summary line
-        (`error: stopped with 3 errors, 2 warnings`), one error alone included."""
+    def lines(self, show: Callable[[SiteError], str] = str, strict: bool = False) -> list[str]:
+        """`error: ...` and `warning: ...` lines (under --strict, warnings are `error: ...` too), sorted by file and
+        line; then the summary line (`error: stopped with 3 errors, 2 warnings`), one error alone included."""
         found = [(_where(e), f"error: {show(e)}") for e in self.errors]
-        found += [(_where(w), f"warning: {w}") for w in self.warnings]
-        return [line for _, line in sorted(found)] + [stopped(len(self.errors), len(self.warnings))]
+        found += [(_where(w), warning_line(w, strict)) for w in self.warnings]
+        return [line for _, line in sorted(found)] + [stopped(len(self.errors), len(self.warnings), strict)]
 
 
-def stopped(errors: int, warnings: int = 0) -> str:
+def stopped(errors: int, warnings: int = 0, strict: bool = False) -> str:
     """The summary line that ends the output of every command that stopped."""
-    return f"error: stopped with {problem_count(errors, warnings)}"
+    return f"error: stopped with {problem_count(errors, warnings, strict)}"
 
 
-def problem_count(errors: int, warnings: int) -> str:
-    """`3 errors, 12 warnings` (either left out when 0): the end of every summary line."""
+def problem_count(errors: int, warnings: int, strict: bool = False) -> str:
+    """`3 errors, 12 warnings` (either left out when 0): the end of every summary line. Under --strict the warnings
+    are errors: `3 errors; 12 warnings are errors under --strict`."""
     parts = [f"{errors} error{'s' if errors != 1 else ''}"] if errors else []
+    if warnings and strict:
+        return "; ".join([*parts, strict_count(warnings)])
     if warnings:
         parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
     return ", ".join(parts)
+
+
+def strict_count(warnings: int, option: str = "--strict") -> str:
+    """`3 warnings are errors under --strict`: why a run with warnings alone failed."""
+    return f"{warnings} warning{'s are errors' if warnings != 1 else ' is an error'} under {option}"
 
 
 def sorted_warnings(warnings: list[SiteWarning]) -> list[SiteWarning]:
@@ -86,9 +108,11 @@ def sorted_warnings(warnings: list[SiteWarning]) -> list[SiteWarning]:
 
 
 class StrictFailure(SiteError):
-    """`--strict`: the build had warnings, which count as errors; nothing was written."""
+    """`--strict`: the build had warnings, which count as errors; nothing was written. `failures`: the lines of code
+    that failed beside them (`--keep-going` had shown it in the pages), printed first."""
 
     def __init__(self, warnings: list[SiteWarning]):
         self.warnings = sorted_warnings(warnings)
-        n = len(self.warnings)
-        super().__init__(f"{n} warning{'s' if n != 1 else ''} with --strict: the output was left as it was")
+        self.failures: list[str] = []
+        self.failed = 0  # failed blocks among `failures`
+        super().__init__(strict_count(len(self.warnings)))

@@ -35,9 +35,11 @@ def env_line(env: MutableMapping[str, Any], tok: Token) -> int | None:
     return env.get("line_offset", 1) + tok.map[0] if tok.map else None
 
 
-def warn(state: StateCore, tok: Token, message: str) -> None:
-    """A problem of this post alone: shown at its line, the site still builds (an error with --strict)."""
-    state.env.setdefault("warnings", []).append(SiteWarning(message, state.env.get("rel"), env_line(state.env, tok)))
+def warn(state: StateCore, tok: Token, message: str, consequence: str = "", hint: str = "") -> None:
+    """A problem of this post alone: shown at its line, the site still builds (an error with --strict); see
+    SiteWarning for `consequence` and `hint`."""
+    where = state.env.get("rel"), env_line(state.env, tok)
+    state.env.setdefault("warnings", []).append(SiteWarning(message, *where, consequence, hint))
 
 
 def block_is_doctest(tok: Token, lang: str) -> bool:

@@ -87,7 +87,7 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "22"  # 21: untrusted SVG is an <img> of a data: URL, never inline; 22: bare TeX environments
+RENDER_VERSION = "23"  # 21: untrusted SVG as an <img>; 22: bare TeX environments; 23: warnings in parts, CSS badges
 
 
 @dataclass

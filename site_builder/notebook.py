@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Any
 from urllib.parse import unquote
@@ -60,7 +60,7 @@ class CellMap:
         return SiteError(exc.message, self.at(exc.line)) if exc.file == self.rel else exc
 
     def warning(self, warning: SiteWarning) -> SiteWarning:
-        return SiteWarning(warning.message, self.at(warning.line)) if warning.file == self.rel else warning
+        return replace(warning, file=self.at(warning.line), line=None) if warning.file == self.rel else warning
 
 
 def cell_location(cells: CellMap | None, line: int | None) -> str | None:
@@ -168,8 +168,8 @@ def _front_matter(nb: Any, cells: list[Any], rel: str) -> tuple[FrontMatter, Cel
             raise cell_map.error(exc) from None
         front.warnings = [cell_map.warning(w) for w in front.warnings]
         if METADATA_KEY in metadata:
-            message = f"metadata.{METADATA_KEY} is ignored: the front matter in cell 1 is used"
-            front.warnings.append(SiteWarning(message, cell_map.at(None)))
+            message = f"metadata.{METADATA_KEY} holds front matter too"
+            front.warnings.append(SiteWarning(message, cell_map.at(None), None, "ignored"))
         return front, cell_map, 1
     cell_map = CellMap(rel, f"metadata.{METADATA_KEY}", 2)  # virtual line 1: the metadata
     meta = metadata.get(METADATA_KEY)
@@ -244,7 +244,7 @@ def _attachments(source: str, attachments: Any, where: str, warns: list[SiteWarn
                 return f"data:{mime};base64,{data}"
         why = "is not attached to this cell" if bundle is None else "is not a PNG, JPEG, GIF or WebP image"
         line = source.count("\n", 0, m.start()) + 1
-        warns.append(SiteWarning(f"attachment {name!r} {why}, not shown", f"{where}:line {line}"))
+        warns.append(SiteWarning(f"attachment {name!r} {why}", f"{where}:line {line}", None, "not shown"))
         return m.group(0)
 
     return _ATTACHMENT.sub(data_url, source)

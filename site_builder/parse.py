@@ -47,11 +47,8 @@ def _gallery_rules(state: StateCore) -> None:
             depth += 1
             layout = ([*tok.info.split(), "", ""])[1] or "masonry"
             if layout not in GALLERY_LAYOUTS:
-                warn(
-                    state,
-                    tok,
-                    f"unknown gallery layout {layout!r}, shown as masonry (use one of: {', '.join(GALLERY_LAYOUTS)})",
-                )
+                hint = f"use one of: {', '.join(GALLERY_LAYOUTS)}"
+                warn(state, tok, f"unknown gallery layout {layout!r}", "shown as masonry", hint)
                 layout = "masonry"
             tok.meta["layout"] = layout
             opened.append((tok, images_seen))
@@ -220,11 +217,11 @@ def _check_fence_options(state: StateCore) -> None:
             if name in FENCE_OPTIONS or name.lower() in _FOREIGN_FENCE_OPTIONS or name == lang:
                 continue
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(FENCE_OPTIONS)})"
-            warn(state, tok, f"unknown code block option {name!r}, ignored{hint}")
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(FENCE_OPTIONS)}"
+            warn(state, tok, f"unknown code block option {name!r}", "ignored", hint)
         if "hl_lines" in options:
             for problem in hl_lines(options["hl_lines"], len(tok.content.splitlines()))[1]:
-                warn(state, tok, f"hl_lines: {problem}, not marked")
+                warn(state, tok, f"hl_lines: {problem}", "not marked")
 
 
 def _heading_levels(state: StateCore) -> None:

@@ -5,6 +5,7 @@ posts folder is skipped silently. Part of stage 1, load."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from site_builder.config import SiteConfig
@@ -39,8 +40,8 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
                         found.append(entry.path)
                     elif kind == _FOLDER:
                         folders.append(entry.path)
-                    elif kind and warnings is not None:
-                        warnings.append(SiteWarning(kind, relative_text(Path(entry.path), cfg.root)))
+                    elif isinstance(kind, SiteWarning) and warnings is not None:
+                        warnings.append(replace(kind, file=relative_text(Path(entry.path), cfg.root)))
         except OSError as exc:
             if warnings is not None and (folder not in tops or not isinstance(exc, FileNotFoundError)):  # none: none
                 reason = (exc.strerror or str(exc)).lower()
@@ -62,21 +63,27 @@ _BESIDE_POSTS = frozenset(
         ".hpp .rs .go .java .sh .sql .lua .bib"
     ).split()
 )
-NOT_READ = "not a post (a post is a .md, .markdown, .mkd, .mkdn or .ipynb file), not read"
+NOT_A_POST = "not a post"
+NOT_A_POST_HINT = "a post is a .md, .markdown, .mkd, .mkdn or .ipynb file"
 
 
 def _is_post_name(name: str) -> bool:
     return name.endswith(POST_SUFFIXES) and not name.startswith((".", "_"))
 
 
-def _unread_kind(name: str) -> str:
+def _unread(why: str, hint: str = "") -> SiteWarning:
+    """A post file (or a folder) not read: why, as a warning whose file the caller fills in."""
+    return SiteWarning(why, consequence="not read", hint=hint)
+
+
+def _unread_kind(name: str) -> str | SiteWarning:
     """Why a file in the posts folder that is no post is named in a warning, or "" for one that sits there well."""
     if name.startswith("_") or os.path.splitext(name)[1].lower() in _BESIDE_POSTS:
         return ""
-    return NOT_READ
+    return _unread(NOT_A_POST, NOT_A_POST_HINT)
 
 
-def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
+def _entry_kind(entry: os.DirEntry[str], site: str) -> str | SiteWarning:
     """_POST, _FOLDER (to look into), why the entry is not read, or "" for what is no post (images, notes)."""
     if entry.name.startswith("."):
         return ""
@@ -86,23 +93,23 @@ def _entry_kind(entry: os.DirEntry[str], site: str) -> str:
         return _FOLDER
     if not _is_post_name(entry.name):
         return _unread_kind(entry.name)
-    return _POST if entry.is_file() else "not a regular file, not read"
+    return _POST if entry.is_file() else _unread("not a regular file")
 
 
-def _link_kind(path: str, name: str, site: str) -> str:
+def _link_kind(path: str, name: str, site: str) -> str | SiteWarning:
     """What a link in the posts folder is: a post when it leads to a post file inside the site `site` (resolved)."""
     target = os.path.realpath(path)
     inside = target.startswith(site + os.sep)
     if os.path.isdir(target):
         where = "" if inside else " outside the site"
-        return f"a link to a folder{where}, not read (posts are not looked for in linked folders)"
+        return _unread(f"a link to a folder{where}", "posts are not looked for in linked folders")
     if not _is_post_name(name):
         return ""
     if not os.path.exists(target):
-        return "a link to nothing, not read"
+        return _unread("a link to nothing")
     if not inside:
-        return "a link to a file outside the site, not read"
-    return _POST if os.path.isfile(target) else "not a regular file, not read"
+        return _unread("a link to a file outside the site")
+    return _POST if os.path.isfile(target) else _unread("not a regular file")
 
 
 def is_post_path(path: Path, cfg: SiteConfig) -> bool:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from site_builder.config.site import SiteConfig
+    from site_builder.errors import SiteWarning
     from site_builder.execute.executors import Started
     from site_builder.execute.results import PostRun
 
@@ -40,11 +41,13 @@ _HEADER = struct.Struct("<I")
 @dataclass
 class Described:
     """What pytest collects of one post file: its path from the site root, and each block it runs as (index, first
-    code line, test name); or the message of why it cannot run (a collection error); no blocks: not executing."""
+    code line, test name); or the message of why it cannot run (a collection error); no blocks: not executing. And
+    the post's warnings, as a build gives them (its front matter's; its code blocks' when it executes)."""
 
     rel: str
     blocks: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None
+    warnings: list[SiteWarning] = field(default_factory=list)
 
 
 def describe(path: Path, config: SiteConfig) -> tuple[Described, Any]:
@@ -61,12 +64,12 @@ def describe(path: Path, config: SiteConfig) -> tuple[Described, Any]:
             exec_settings(post)  # bad `exec:` settings: a collection error, not a traceback per block
     except SiteError as exc:
         return Described("", error=str(exc)), None
-    if not post.execute:
-        return Described(post.rel), None
+    if not post.execute:  # `execte: true` is a post that never runs: its front matter's warning says so
+        return Described(post.rel, warnings=post.warnings), None
     parsed = parse_post(post)
     cells = post.cells  # a notebook's blocks are named by cell: `nb.ipynb::cell 3:line 1`
     names = [(b.index, b.line, cells.where(b.line) if cells else f"line {b.line}") for b in code_blocks(parsed)]
-    return Described(post.rel, names), parsed
+    return Described(post.rel, names, warnings=[*post.warnings, *parsed.warnings()]), parsed
 
 
 def _send(out: BinaryIO, *message: Any) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,12 @@ if TYPE_CHECKING:
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup("site-builder")
     group.addoption("--rerun-posts", action="store_true", help="run executing posts even when cached results exist")
+    group.addoption(
+        "--strict-posts",
+        action="store_true",
+        help="a post's warnings (unknown front matter keys, code block options) fail it, as `site-builder check "
+        "--strict` does",
+    )
     config = pluginmanager.get_plugin("pytestconfig")  # the plugin is loaded: pytest has not read its arguments
     if isinstance(config, pytest.Config):
         root = in_sight(list(config.invocation_params.args), config.invocation_params.dir)
@@ -37,38 +45,59 @@ _MARKDOWN = (".md", ".markdown", ".mkd", ".mkdn")  # load.POST_SUFFIXES (this pl
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:
     if file_path.suffix not in (*_MARKDOWN, ".ipynb") or "content" not in file_path.parts:
         return None
-    if file_path.suffix in _MARKDOWN:
-        head = file_path.read_text(encoding="utf-8", errors="replace")[:4000]
-        if not head.startswith(("---", "+++")) or not re.search(r"^execute\s*[:=]", head, re.M):
-            return None  # a quick look; the post's description decides as `check` does (execute: True, yes, ...)
-    elif '"execute' not in (text := file_path.read_text(encoding="utf-8", errors="replace")) and "execute:" not in text:
-        return None  # a notebook: `execute:` in its first raw cell, or "execute" in its metadata
+    text = file_path.read_text(encoding="utf-8", errors="replace")
+    if file_path.suffix in _MARKDOWN:  # a quick look; the post's description decides as `check` does (execute: yes)
+        if not text.startswith(("---", "+++")):
+            return None
+        executes = re.search(r"^execute\s*[:=]", text[:4000], re.M) is not None
+    else:  # a notebook: `execute:` in its first raw cell, or "execute" in its metadata
+        executes = '"execute' in text or "execute:" in text
     root = site_root(file_path)
     if root is None:
         return None
-    return PostFile.from_parent(parent, path=file_path, site_root=root)
+    return PostFile.from_parent(parent, path=file_path, site_root=root, executes=executes)
 
 
 class PostFailure(Exception):
     """A block (or the post around it) failed; the message is the `post.md:line: ...` report."""
 
 
+class PostWarning(UserWarning):
+    """A post's warning, as `site-builder build` prints it (`content/posts/x.md:4: unknown key 'execte', ignored (did
+    you mean 'execute'?)`): in pytest's warnings summary; with --strict-posts, a failed test of the post instead."""
+
+
 class PostFile(pytest.File):
-    def __init__(self, *, site_root: Path, **kw: Any) -> None:
+    """A post file: a test per code block of a post that executes; its warnings (any post an engine described, one
+    that does not run too: `execte: true` says why), as pytest warnings or, with --strict-posts, a failing test."""
+
+    def __init__(self, *, site_root: Path, executes: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.site_root = site_root
+        self.executes = executes  # by a quick look: a post that does not run is described by an engine, or left
         self.rel = ""
         self._run: PostRun | None = None
 
-    def collect(self) -> Iterator[BlockItem]:
+    def collect(self) -> Iterator[pytest.Item]:
         found = next((d for b in _batches(self.config, self.site_root) if (d := b.described(self.path))), None)
+        if found is None and not self.executes:
+            return  # no engine loaded it (tests selected otherwise): not loaded here only for its warnings
         if found is None:  # no engine runs it: described here, as an engine would
             from site_builder.config import load_config
 
             found = describe(self.path, load_config(self.site_root))[0]
         if found.error is not None:
+            if not self.executes:
+                return  # a file that is no post, or a broken one that does not run: the build says so
             raise self.CollectError(found.error)
         self.rel = found.rel
+        if found.warnings and self.config.getoption("--strict-posts"):
+            problems = [w.text(strict=True) for w in found.warnings]
+            yield PostProblems.from_parent(self, name="warnings", problems=problems)
+        else:
+            for warning in found.warnings:  # in pytest's warnings summary, at the post's line (shown under it)
+                text = warning.text() if warning.line is None else replace(warning, file=None, line=None).text()
+                warnings.warn_explicit(PostWarning(text), PostWarning, str(self.path), warning.line or 0)
         for index, line, name in found.blocks:
             yield BlockItem.from_parent(self, name=name, index=index, line=line)
 
@@ -179,6 +208,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     for batches in config.stash.get(_BATCHES, {}).values():
         for batch in batches:
             batch.stop()
+
+
+class PostProblems(pytest.Item):
+    """--strict-posts: a post's warnings, which are errors, as one failed test (`content/posts/x.md::warnings`)."""
+
+    def __init__(self, *, problems: list[str], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.problems = problems
+
+    def runtest(self) -> None:
+        from site_builder.errors import strict_count  # light: the standard library's dataclasses
+
+        count = strict_count(len(self.problems), "--strict-posts")
+        raise PostFailure("\n".join([*(f"error: {p}" for p in self.problems), f"error: {count}"]))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"{self.parent.rel if isinstance(self.parent, PostFile) else self.path.name}: warnings"
 
 
 class BlockItem(pytest.Item):

@@ -83,6 +83,11 @@ class PostRenderer(RendererHTML):
     def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return highlight_code(tokens[idx].content, "")
 
+    def table_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        """A wide table scrolls in its own box, a shadow at the edge with more (site.css), as code does: tabindex=0
+        lets keys scroll it (axe: scrollable-region-focusable)."""
+        return '<table tabindex="0">\n'
+
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         alt = self.renderInlineAsText(tok.children or [], options, env)
@@ -183,7 +188,7 @@ class BadImage(Exception):
 def _missing_image(tok: Token, alt: str, bad: BadImage, env: EnvType) -> str:
     """An image that cannot be shown: its alt text with a note, and a warning at its line."""
     env.setdefault("warnings", []).append(
-        SiteWarning(f"{bad.message}, shown as its alt text", env.get("rel"), _line(env, tok))
+        SiteWarning(bad.message, env.get("rel"), _line(env, tok), "shown as its alt text")
     )
     if bad.path is not None:
         env.setdefault("unshown", []).append((bad.path, file_stamp(bad.path)))
@@ -223,7 +228,7 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
     else:
         raise BadImage(f"image {src!r} is outside content/ (put it next to the post or in content/images/)")
     if not resolves_inside(path, content):
-        raise BadImage(f"image {src!r} is a link to a file outside content/, not published", path)
+        raise BadImage(f"image {src!r} is a link to a file outside content/", path)
     try:
         info = probe(path)
     except ImageError as exc:

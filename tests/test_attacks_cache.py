@@ -44,7 +44,7 @@ def test_a_crafted_cache_file_runs_no_code(site: Path, tmp_path: Path) -> None:
     proc = build(site)
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists(), "the cache file's code ran"
-    warnings = [line for line in proc.stderr.splitlines() if "build cache ignored" in line]
+    warnings = [line for line in proc.stderr.splitlines() if "build cache unusable" in line]
     assert len(warnings) == 1, proc.stderr
     assert ".cache/build.pickle" in warnings[0] and "Traceback" not in proc.stderr
     assert (site / "output" / "blog" / "2024" / "a" / "index.html").exists()
@@ -92,11 +92,11 @@ def test_a_damaged_cache_file_is_discarded_with_one_warning(site: Path, damage: 
     write_post(site, "a.md", "title: A\ndate: 2024-01-01", "Hello again.\n")
     proc = build(site)
     assert proc.returncode == 0, proc.stderr
-    assert sum("build cache ignored" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
+    assert sum("build cache unusable" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
     assert ("second part" in proc.stderr) == (damage == "flipped-html"), proc.stderr
     assert "Hello again." in (site / "output" / "blog" / "2024" / "a" / "index.html").read_text()
     again = build(site)  # the next build trusts the cache this one saved
-    assert again.returncode == 0 and "build cache ignored" not in again.stderr
+    assert again.returncode == 0 and "build cache unusable" not in again.stderr
 
 
 def test_the_key_lives_outside_the_site_tree(site: Path, tmp_path: Path) -> None:
@@ -139,7 +139,7 @@ def test_a_damaged_summary_beside_the_cache_is_discarded_with_one_warning(site: 
         path.write_text("not a summary\n")
     proc = build(site)
     assert proc.returncode == 0, proc.stderr
-    assert sum("build cache summary ignored" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
+    assert sum("build cache summary unusable" in line for line in proc.stderr.splitlines()) == 1, proc.stderr
     again = build(site)
     assert again.returncode == 0 and "ignored" not in again.stderr, again.stderr
     assert path.is_file() and path.read_bytes() != b"not a summary\n"

@@ -104,7 +104,7 @@ def run_build(site: BigSite) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(build_command(site), env=site.env, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert proc.returncode == 0, f"build failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
-    others = [line for line in proc.stderr.splitlines() if line.strip() and "build cache ignored" not in line]
+    others = [line for line in proc.stderr.splitlines() if line.strip() and "build cache unusable" not in line]
     assert not others, f"unexpected messages:\n{proc.stderr}"
     return proc
 
@@ -239,7 +239,7 @@ def kill_round(site: BigSite, what: str, moment: Moment, compare: bool) -> tuple
     print(f"{what}; killed {when}{' (had finished)' if finished else ''}: {state}{f', left {left}' if left else ''}")
 
     t0 = time.monotonic()
-    cache_ignored = "build cache ignored" in run_build(site).stderr
+    cache_ignored = "build cache unusable" in run_build(site).stderr
     site.last = time.monotonic() - t0
     deadline = time.monotonic() + 30  # a replaced tree is removed in the background
     while leftovers(site.root, site.tmpdir) and time.monotonic() < deadline:

@@ -190,7 +190,7 @@ def test_bad_math_with_strict_is_an_error_and_writes_nothing(site):
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert re.match(r"^error: content/posts/bad\.md:8: cannot render math .*frac", lines[0]), lines
-    assert lines[-1] == "error: 1 warning with --strict: the output was left as it was"
+    assert lines[-1] == "error: 1 warning is an error under --strict"
     assert_nothing_written(site)
 
 

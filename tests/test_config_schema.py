@@ -68,7 +68,7 @@ def test_strict_fails_and_keeps_the_previous_output(tmp_path):
     proc = run_cli("build", "--strict", "--source", str(root))
     assert proc.returncode == 1
     errors = proc.stderr.strip().splitlines()
-    assert errors[-1] == "error: 3 warnings with --strict: the output was left as it was", proc.stderr
+    assert errors[-1] == "error: 3 warnings are errors under --strict", proc.stderr
     assert any("content/posts/typo.md:4: unknown key 'tgas'" in line for line in errors)
     assert index.read_bytes() == before
     assert not (root / "output" / "blog" / "2025" / "typo").exists()

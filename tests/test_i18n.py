@@ -382,8 +382,8 @@ def test_a_key_missing_in_zh_falls_back_to_english_with_one_warning(tmp_path):
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("warning: themes/default/i18n/zh.yml: ")
-    assert "colophon" in lines[0] and "licence" in lines[0] and lines[0].endswith("using en")
-    assert "home" not in lines[0].split(";")[0].split("for", 1)[1]
+    assert "colophon" in lines[0] and "licence" in lines[0] and lines[0].endswith(", shown in en")
+    assert "home" not in lines[0].split(", shown in")[0].split("for", 1)[1]
 
 
 # 7. html lang and Chinese slugs

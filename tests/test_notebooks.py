@@ -169,7 +169,7 @@ def test_a_raw_cell_wins_over_metadata_and_its_keys_warn_at_their_cell_line(tmp_
     assert proc.returncode == 0, proc.stderr
     assert "<title>A Notebook" in page(root, "/blog/2024/nb/")
     assert "content/posts/nb.ipynb:cell 1:line 4: unknown key 'tgas', ignored (did you mean 'tags'?)" in proc.stderr
-    assert "metadata.site_builder is ignored" in proc.stderr
+    assert "content/posts/nb.ipynb:cell 1: metadata.site_builder holds front matter too, ignored" in proc.stderr
 
 
 @pytest.mark.parametrize("execute", [False, True])

@@ -57,7 +57,7 @@ def test_a_site_with_warnings_builds_and_says_how_many(tmp_path):
     assert proc.stdout.rstrip().endswith(", 2 warnings"), proc.stdout
     strict = build(root, "--strict")
     assert strict.returncode == 1
-    assert lines(strict.stderr)[-1] == "error: 2 warnings with --strict: the output was left as it was"
+    assert lines(strict.stderr)[-1] == "error: 2 warnings are errors under --strict"
 
 
 def test_keep_going_counts_failed_code_as_errors_and_exits_1(tmp_path):
@@ -92,10 +92,10 @@ def test_tags_differing_in_case_or_spacing_are_one_tag_under_the_most_common_spe
     proc = build(root)
     assert proc.returncode == 0, proc.stderr
     assert lines(proc.stderr) == [
-        "warning: content/posts/a.md:4: tag 'homeBrew' is listed under 'homebrew', as spelled in "
-        "content/posts/b.md, content/posts/c.md",
-        "warning: content/posts/c.md:4: tag 'atmospheric  science' is listed under 'Atmospheric science', "
-        "as spelled in content/posts/a.md",
+        "warning: content/posts/a.md:4: tag 'homeBrew' is written 'homebrew' in content/posts/b.md and "
+        "content/posts/c.md, listed as 'homebrew'",
+        "warning: content/posts/c.md:4: tag 'atmospheric  science' is written 'Atmospheric science' in "
+        "content/posts/a.md, listed as 'Atmospheric science'",
     ]
     tags = sorted(p.name for p in (root / "output/blog/tag").iterdir() if p.is_dir())
     assert tags == ["atmospheric-science", "homebrew"]

@@ -261,3 +261,34 @@ def test_stopping_early_stops_the_posts_running(tmp_path):
             time.sleep(0.05)
         else:
             raise AssertionError(f"post b (pid {pid}) still runs")
+
+
+def test_a_posts_warnings_are_in_pytests_summary_and_fail_it_with_strict_posts(tmp_path):
+    """What a build warns about a post is in pytest's warnings summary, at its line, in the build's words; a post that
+    never runs (`execte: true`) too. --strict-posts makes them a failed test of the post, in the words of errors."""
+    site = make_site(tmp_path / "site")
+    post = exec_post(site, "x.md", "```python {skpi}\nprint(1)\n```\n", extra="tgas: [x]")
+    (site / "content/posts/y.md").write_text("---\ntitle: Y\ndate: 2024-01-02\nexecte: true\n---\n\nText.\n")
+    (site / "content/posts/z.md").write_text("---\ntitle: Z\ndate: 2024-01-03\n---\n\nNo warning here.\n")
+    proc = run_pytest(site)
+    assert proc.returncode == 0, proc.stdout
+    assert outcome(proc, f"content/posts/x.md::line {line_of(post, 'print(1)')}").startswith("PASSED")
+    summary = proc.stdout.split("warnings summary")[1]
+    tgas, fence = line_of(post, "tgas:"), line_of(post, "{skpi}")
+    assert f"content/posts/x.md:{tgas}: PostWarning: unknown key 'tgas', ignored (did you mean 'tags'?)" in summary
+    assert f"x.md:{fence}: PostWarning: unknown code block option 'skpi', ignored (did you mean 'skip'?)" in summary
+    assert "content/posts/y.md:4: PostWarning: unknown key 'execte', ignored (did you mean 'execute'?)" in summary
+    assert "z.md" not in summary
+    assert re.search(r"= 1 passed, 3 warnings in ", proc.stdout), proc.stdout
+
+    strict = run_pytest(site, "--strict-posts")
+    assert strict.returncode == 1, strict.stdout
+    assert outcome(strict, "content/posts/x.md::warnings").startswith("FAILED")
+    assert outcome(strict, "content/posts/y.md::warnings").startswith("FAILED")
+    assert outcome(strict, f"content/posts/x.md::line {line_of(post, 'print(1)')}").startswith("PASSED")
+    assert "error: content/posts/y.md:4: unknown key 'execte' (did you mean 'execute'?)\n" in strict.stdout
+    assert f"error: content/posts/x.md:{tgas}: unknown key 'tgas' (did you mean 'tags'?)\n" in strict.stdout
+    assert "error: 2 warnings are errors under --strict-posts" in strict.stdout
+    assert "error: 1 warning is an error under --strict-posts" in strict.stdout
+    assert "ignored" not in strict.stdout and "warnings summary" not in strict.stdout
+    assert re.search(r"= 2 failed, 1 passed in ", strict.stdout), strict.stdout

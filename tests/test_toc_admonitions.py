@@ -205,7 +205,7 @@ def test_the_parse_stage_names_the_line_of_a_bad_kind_in_an_alert():
     _, env = parse("Text.\n\n> [!NOTEE]\n> body\n", {"rel": "a.md", "line_offset": 5})
     [warning] = env["warnings"]
     assert (warning.file, warning.line) == ("a.md", 7)
-    assert warning.message == "unknown admonition kind 'NOTEE', shown as a note (did you mean 'note'?)"
+    assert str(warning) == "a.md:7: unknown admonition kind 'NOTEE', shown as a note (did you mean 'note'?)"
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

@@ -32,9 +32,10 @@ def tag_spellings(posts: list[Post]) -> TagSpellings:
         if len(spellings) == 1:
             continue
         users = sorted(p.rel for p in posts if best in p.tags)
-        where = ", ".join(users[:3]) + (f" and {len(users) - 3} more" if len(users) > 3 else "")
+        named = users[:3] + ([f"{len(users) - 3} more"] if len(users) > 3 else [])
+        where = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
         for post in posts:
             for odd in dict.fromkeys(t for t in post.tags if t != best and t in spellings):
-                message = f"tag {odd!r} is listed under {best!r}, as spelled in {where}"
-                result.warnings.append(SiteWarning(message, post.rel, post.lines.get("tags")))
+                message = f"tag {odd!r} is written {best!r} in {where}"
+                result.warnings.append(SiteWarning(message, post.rel, post.lines.get("tags"), f"listed as {best!r}"))
     return result

@@ -7,7 +7,8 @@ pages written first, feeds last).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,25 +94,41 @@ def run_stages(ctx: BuildContext, exec_options: ExecOptions) -> BuildResult:
     """The stages in order."""
     with ctx.warnings_on_stop():
         site = read_posts(ctx, exec_options)  # stages 1-4: load, parse, execute, render
-        ctx.warnings += site.warnings()
-        ctx.timings.lap("load+render")
-        fingerprint, found = ("" if ctx.warm else site_print(ctx, site)), len(ctx.warnings)  # serve: never idle
-        if nothing_to_do(ctx, fingerprint):
-            return unchanged_build(ctx, site)
-        from site_builder.assemble import assemble  # stages 5 and 6: a build with nothing to do loads neither
-        from site_builder.build.cachesave import early_save
-        from site_builder.build.publish import open_writer, write_site
+        with failures_beside(site.runs):  # --strict with --keep-going: the failures too
+            ctx.warnings += site.warnings()
+            ctx.timings.lap("load+render")
+            fingerprint, found = ("" if ctx.warm else site_print(ctx, site)), len(ctx.warnings)  # serve: never idle
+            if nothing_to_do(ctx, fingerprint):
+                return unchanged_build(ctx, site)
+            from site_builder.assemble import assemble  # stages 5 and 6: a build with nothing to do loads neither
+            from site_builder.build.cachesave import early_save
+            from site_builder.build.publish import open_writer, write_site
 
-        with early_save(ctx.state, ctx.warm) as saver:  # the posts and fragments, written while the pages are made
-            model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
-            ctx.warnings += model.warnings
-            writer = open_writer(ctx)
-            ctx.timings.lap("assemble")
-            written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
-            update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
-        new_print = ctx.state.site_print != fingerprint
-        ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
+            with early_save(ctx.state, ctx.warm) as saver:  # the posts and fragments, written while the pages are made
+                model = assemble(ctx.config, site.posts, site.rendered, ctx.site_key, ctx.state.warm.memo())
+                ctx.warnings += model.warnings
+                writer = open_writer(ctx)
+                ctx.timings.lap("assemble")
+                written = commit_or_abort(ctx, writer, lambda: write_site(ctx, writer, model, site.rendered))
+                update_search(ctx, changed=bool(written.files_changed) and not writer.completed)
+            new_print = ctx.state.site_print != fingerprint
+            ctx.state.site_print, ctx.state.site_warnings = fingerprint, ctx.warnings[found:]
     return finish_build(ctx, writer, site, written, save=new_print, summarise=True, saver=saver)
+
+
+@contextmanager
+def failures_beside(runs: dict[str, PostRun]) -> Iterator[None]:
+    """A build that --strict stops for its warnings says which code failed beside them too (with --keep-going, the
+    failures would have been shown in the pages): its StrictFailure carries their lines."""
+    try:
+        yield
+    except StrictFailure as exc:
+        from site_builder.execute.report import failure_lines
+
+        failing = [run for _, run in sorted(runs.items()) if not run.ok]
+        exc.failures = [line for run in failing for line in failure_lines(run)]
+        exc.failed = sum(len(run.failures) for run in failing)
+        raise
 
 
 def unchanged_build(ctx: BuildContext, site: SitePosts) -> BuildResult:

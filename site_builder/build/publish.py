@@ -118,7 +118,7 @@ def publish_images(
         result = next(results) if isinstance(info, ImageInfo) else info
         if isinstance(result, ImageError):  # the page keeps its alt text; the build goes on
             name = os.path.basename(job.use.source)
-            ctx.warnings.append(SiteWarning(f"image {name}: {result}, not published", job.use.rel, job.use.line))
+            ctx.warnings.append(SiteWarning(f"image {name}: {result}", job.use.rel, job.use.line, "not published"))
             for rel, _ in job.wanted:
                 writer.drop(rel)
             continue

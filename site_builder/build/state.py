@@ -205,4 +205,4 @@ class BuildState:
 
 
 def damaged(exc: Exception) -> SiteWarning:
-    return SiteWarning(f"build cache ignored, building from scratch: {exc}", str(CACHE_FILE))
+    return SiteWarning(f"build cache unusable: {exc}", str(CACHE_FILE), None, "building from scratch")

@@ -55,7 +55,7 @@ def unchanged_since(ctx: BuildContext) -> Summary | None:
         return None
     except Unsigned as exc:  # damaged or crafted: dropped with one warning (the build then writes a new one)
         (ctx.root / SUMMARY_FILE).unlink(missing_ok=True)
-        ctx.warnings.append(SiteWarning(f"build cache summary ignored: {exc}", str(SUMMARY_FILE)))
+        ctx.warnings.append(SiteWarning(f"build cache summary unusable: {exc}", str(SUMMARY_FILE), None, "ignored"))
         return None
     if not isinstance(summary, Summary) or (summary.due is not None and summary.due <= ctx.include.now):
         return None

@@ -17,7 +17,7 @@ from site_builder.commands.common import (
     left_out,
     site_root,
 )
-from site_builder.errors import problem_count, sorted_warnings
+from site_builder.errors import problem_count, sorted_warnings, warning_line
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         base_url=args.base_url,
     )
     for warning in sorted_warnings(result.warnings):
-        err(f"warning: {warning}")
+        err(warning_line(warning))  # under --strict, only those found once the output was committed (search)
     failed = sum(len(r.failures) for r in result.runs.values())
     if result.runs:  # posts that execute: their failures, and a line about the code that ran
         from site_builder.execute.report import cached_count, failure_lines

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from site_builder.commands.common import Subparsers, count, err, exec_arguments, exec_options, site_root
-from site_builder.errors import problem_count
+from site_builder.errors import problem_count, strict_count, warning_line
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(report, Path(args.json))
     for warning in report.warnings:
-        err(f"{'error' if args.strict else 'warning'}: {warning}")
+        err(warning_line(warning, args.strict))
     for note in update.notes:
         err(note)
     for refused in update.refused:
@@ -40,9 +41,13 @@ def run(args: argparse.Namespace) -> int:
         print(cached)
     if args.update:
         print(f"updated {count(update.blocks, 'block')} in {count(len(update.files), 'file')}")
-    problems = f", {problem_count(0, len(report.warnings))}" if report.warnings else ""
+    strict = args.strict and report.warnings  # they are errors: said on a line of their own, last
+    problems = f", {problem_count(0, len(report.warnings))}" if report.warnings and not strict else ""
     print(f"{report.total('passed')} passed, {report.failed} failed{problems}")
-    return 1 if report.failed or update.refused or (args.strict and report.warnings) else 0
+    if strict:
+        sys.stdout.flush()  # the summary before the line that says why the run failed, in a terminal as in a pipe
+        err(f"error: {strict_count(len(report.warnings))}")
+    return 1 if report.failed or update.refused or strict else 0
 
 
 def add_parser(sub: Subparsers) -> None:

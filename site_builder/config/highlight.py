@@ -56,6 +56,6 @@ def read_highlight(raw: Any, lines: dict[str, int], warnings: list[SiteWarning])
 
         close = difflib.get_close_matches(name, style_names(), n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}?" if close else "`pygmentize -L styles` lists them"
-        message = f"highlight: {side}: no Pygments style {name!r} ({hint}), {_DEFAULTS[side]!r} used"
-        warnings.append(SiteWarning(message, _WHERE, line))
+        message = f"highlight: {side}: no Pygments style {name!r}"
+        warnings.append(SiteWarning(message, _WHERE, line, f"{_DEFAULTS[side]!r} used", hint))
     return CodeStyles(chosen["light"], chosen["dark"])

@@ -137,7 +137,7 @@ def _suggest(key: str, known: list[str]) -> str:
     import difflib  # for a key nobody declared: a build of a site without one does not load it
 
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return f"did you mean {close[0]!r}?" if close else ""
 
 
 def unknown_keys(
@@ -152,7 +152,7 @@ def unknown_keys(
         if name in known or name in foreign:
             continue
         line = lines.get(prefix + name)
-        out.append(SiteWarning(f"unknown key {name!r}, ignored{_suggest(name, known)}", where, line))
+        out.append(SiteWarning(f"unknown key {name!r}", where, line, "ignored", _suggest(name, known)))
     return out
 
 

@@ -65,7 +65,7 @@ def ui_strings(config: SiteConfig, theme: Theme) -> tuple[dict[str, dict[str, st
         if missing:
             where = f"themes/{theme.name}/i18n/{code}.yml"
             shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
-            warnings.append(SiteWarning(f"no UI text for {shown}; using {config.language}", where))
+            warnings.append(SiteWarning(f"no UI text for {shown}", where, None, f"shown in {config.language}"))
         table[code] = {**default, **own}
     return table, warnings
 

@@ -1,0 +1,137 @@
+"""One vocabulary for problems (issue 32, item 4): under --strict a warning is printed as `error:` in words that fit
+an error (the problem, without what the build did about it: "unknown key 'x'", not "..., ignored"), no `warning:`
+line is left, and the last line says that --strict failed the run. As the terminal prints them: the real CLI."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from helpers import make_site, run_cli, write_post
+
+# what a build that goes on does about a warning: none of these may end an error under --strict
+CONSEQUENCES = re.compile(
+    r", (ignored|shown as [^(]+?|not marked|not read|not published|not shown|listed as '[^']+'|'[\w-]+' used)( \(.*\))?$"
+)
+
+
+def lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def problems(text: str) -> list[str]:
+    """The warning and error lines (not the failures' detail, not the progress lines)."""
+    return [line for line in lines(text) if line.startswith(("warning: ", "error: "))]
+
+
+def warned_site(root: Path) -> Path:
+    """A site with a warning of every kind that says what the build did about it."""
+    make_site(root, "title: T\nurl: https://example.org\ntitel: oops\nhighlight:\n  dark: monokia\n")
+    body = (
+        "![gone](gone.jpg)\n\n"
+        '```python {skpi hl_lines="9"}\nprint(1)\n```\n\n'
+        "::: gallery mosaic\n![a](gone.png)\n:::\n\n"
+        "::: notte\nA note.\n:::\n"
+    )
+    write_post(root, "a.md", "title: A\ndate: 2024-01-01\ntgas: [x]\ntags: [homeBrew]", body)
+    write_post(root, "b.md", "title: B\ndate: 2024-01-02\ntags: [homebrew]")
+    write_post(root, "c.md", "title: C\ndate: 2024-01-03\ntags: [homebrew]")
+    (root / "content/posts/nothing.md").symlink_to(root / "missing.md")
+    return root
+
+
+def test_under_strict_every_warning_is_an_error_without_what_the_build_did_about_it(tmp_path):
+    root = warned_site(tmp_path / "site")
+    plain = run_cli("build", "--source", str(root))
+    assert plain.returncode == 0, plain.stderr
+    warned = problems(plain.stderr)
+    assert all(line.startswith("warning: ") for line in warned), warned
+    with_consequence = [line for line in warned if CONSEQUENCES.search(line)]
+    assert len(with_consequence) == len(warned) == 11, warned  # each kind below says what the build did
+    assert "warning: site.yml:3: unknown key 'titel', ignored (did you mean 'title'?)" in warned
+    assert (
+        "warning: content/posts/a.md:8: image 'gone.jpg': file not found (content/posts/gone.jpg), shown as its alt text"
+        in warned
+    )
+    assert "warning: content/posts/nothing.md: a link to nothing, not read" in warned
+    assert (
+        "warning: content/posts/a.md:5: tag 'homeBrew' is written 'homebrew' in content/posts/b.md and "
+        "content/posts/c.md, listed as 'homebrew'" in warned
+    )
+
+    (root / "output/index.html").write_text("before")
+    strict = run_cli("build", "--strict", "--source", str(root))
+    assert strict.returncode == 1 and "Traceback" not in strict.stderr
+    got = lines(strict.stderr)
+    assert not [line for line in got if line.startswith("warning")], got
+    assert not [line for line in got if CONSEQUENCES.search(line)], got
+    # the same problems, each as an error in the words of the problem alone
+    assert got[:-1] == [re.sub(r"^warning: ", "error: ", CONSEQUENCES.sub(r"\2", line)) for line in warned]
+    assert "error: site.yml:3: unknown key 'titel' (did you mean 'title'?)" in got
+    assert "error: content/posts/a.md:8: image 'gone.jpg': file not found (content/posts/gone.jpg)" in got
+    assert "error: site.yml:5: highlight: dark: no Pygments style 'monokia' (did you mean 'monokai'?)" in got
+    assert got[-1] == f"error: {len(warned)} warnings are errors under --strict"
+    assert (root / "output/index.html").read_text() == "before"  # the output was left as it was
+
+
+def failing_site(root: Path) -> Path:
+    make_site(root, "title: T\nurl: https://example.org\ntitel: oops\n")
+    write_post(root, "a.md", "title: A\ndate: 2024-01-01\ntgas: [x]", "![gone](gone.jpg)\n")
+    code = "```python\nprint(2)\n```\n\n```output\n3\n```\n"
+    write_post(root, "x.md", "title: X\ndate: 2024-01-02\nexecute: true", code)
+    return root
+
+
+def test_strict_with_failing_code_prints_the_failure_then_errors_only(tmp_path):
+    root = failing_site(tmp_path / "site")
+    proc = run_cli("build", "--strict", "--source", str(root))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "content/posts/x.md:12: OutputMismatch" in proc.stderr
+    assert problems(proc.stderr) == [
+        "error: content/posts/a.md:4: unknown key 'tgas' (did you mean 'tags'?)",
+        "error: content/posts/a.md:7: image 'gone.jpg': file not found (content/posts/gone.jpg)",
+        "error: site.yml:3: unknown key 'titel' (did you mean 'title'?)",
+        "error: code in posts failed, 1 error (fix it, or build with --keep-going to show it in the pages); "
+        "3 warnings are errors under --strict",
+    ]
+    # --keep-going would show the failure in the pages, but --strict stops the build: the failure is still printed
+    going = run_cli("build", "--strict", "--keep-going", "--source", str(root))
+    assert going.returncode == 1 and "content/posts/x.md:12: OutputMismatch" in going.stderr, going.stderr
+    assert not [line for line in lines(going.stderr) if line.startswith("warning")], going.stderr
+    assert lines(going.stderr)[-1] == "error: code in posts failed, 1 error; 3 warnings are errors under --strict"
+    assert not (root / "output").exists()
+    # without --strict: warnings, and the count of both
+    plain = run_cli("build", "--source", str(root))
+    assert "warning: site.yml:3: unknown key 'titel', ignored (did you mean 'title'?)" in plain.stderr
+    assert lines(plain.stderr)[-1] == (
+        "error: code in posts failed, 1 error, 3 warnings (fix it, or build with --keep-going to show it in the pages)"
+    )
+
+
+def test_check_strict_says_last_that_strict_failed_it(tmp_path):
+    root = make_site(tmp_path / "site")
+    write_post(root, "x.md", "title: X\ndate: 2024-01-01\nexecute: true\ntgas: [x]", "```python\nprint(1)\n```\n")
+    plain = run_cli("check", "--source", str(root))
+    assert plain.returncode == 0, plain.stderr
+    assert "warning: content/posts/x.md:5: unknown key 'tgas', ignored (did you mean 'tags'?)" in plain.stderr
+    assert lines(plain.stdout)[-1] == "1 passed, 0 failed, 1 warning"
+    strict = run_cli("check", "--strict", "--source", str(root))
+    assert strict.returncode == 1
+    assert lines(strict.stdout)[-1] == "1 passed, 0 failed"
+    assert problems(strict.stderr) == [
+        "error: content/posts/x.md:5: unknown key 'tgas' (did you mean 'tags'?)",
+        "error: 1 warning is an error under --strict",
+    ]
+    assert lines(strict.stderr)[-1] == "error: 1 warning is an error under --strict"
+
+
+def test_strict_beside_errors_counts_the_warnings_as_errors(tmp_path):
+    root = make_site(tmp_path / "site")
+    write_post(root, "a.md", "title: A\ndate: someday")
+    write_post(root, "b.md", "title: B\ndate: 2024-01-01\nexecte: true")
+    proc = run_cli("build", "--strict", "--source", str(root))
+    assert proc.returncode == 1
+    assert lines(proc.stderr)[1:] == [
+        "error: content/posts/b.md:4: unknown key 'execte' (did you mean 'execute'?)",
+        "error: stopped with 1 error; 1 warning is an error under --strict",
+    ]
