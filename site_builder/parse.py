@@ -23,6 +23,7 @@ from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
+from site_builder.conventions import read_conventions
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
 
@@ -284,6 +285,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
     md.core.ruler.push("other_tools", other_tools)
+    md.core.ruler.push("conventions", read_conventions)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     md.core.ruler.push("fence_options", _check_fence_options)
     speed_up(md)  # last: it indexes the rules registered above

@@ -295,24 +295,73 @@ def main(job_path: str) -> int:
 def _run_blocks(job: dict[str, Any], ns: dict[str, Any], out: Any) -> None:
     """Each block in turn, its result written (and flushed) as soon as known: a crash loses no earlier result."""
     stop = None
+    scopes: dict[str, Any] = {}  # phmdoctest's: the setup block, the last local namespace, the sessions' own
     for block in job["blocks"]:
         result: dict[str, Any]
         if stop is not None:
             result = {"status": "not run", "reason": stop}
-        elif block.get("skip"):
+        elif block.get("refused"):
+            result = {"status": "failed", "error": _error("Refused", block["refused"], block["line"])}
+        elif block.get("skip") or _skipped(block, ns):
             result = {"status": "skipped"}
+        elif block["kind"] == "clear":
+            _clear(ns, job["rel"])
+            result = {"status": "passed"}
         else:
-            result = _run_block(block, ns, job)
+            result = _run_block(block, _scope(block, ns, scopes, job), job)
+            if block.get("scope") == "share":
+                ns.update(scopes["local"])
+            scopes.update({"setup": block} if block.get("scope") == "setup" else {})
             if result.get("fatal") or (
                 result["status"] == "failed"
                 and result["error"]["type"] not in ("OutputMismatch", "DidNotRaise", "OutputTooLarge")
             ):
                 stop = f"an earlier block (line {block['line']}) failed"
+        if block.get("clear_after") and result["status"] == "passed":
+            _clear(ns, job["rel"])
         result["index"] = block["index"]
         out.write(json.dumps(result) + "\n")
         out.flush()
         if result.get("fatal"):
             break
+
+
+def _skipped(block: dict[str, Any], ns: dict[str, Any]) -> bool:
+    """A convention's condition to skip the block: its `skipif` expression is true, or its `importorskip` module
+    cannot be imported. A condition that raises is false (the block runs, and says what is wrong)."""
+    if block.get("importorskip"):
+        try:
+            __import__(block["importorskip"])
+        except ImportError:
+            return True
+    if block.get("skipif"):
+        try:
+            return bool(eval(block["skipif"], {**ns, "sys": sys}))
+        except Exception:
+            return False
+    return False
+
+
+def _clear(ns: dict[str, Any], rel: str) -> None:
+    """The names defined so far forgotten (Sybil's clear-namespace, phmdoctest-clear-names)."""
+    ns.clear()
+    ns.update({"__name__": "__main__", "__file__": rel})
+
+
+def _scope(block: dict[str, Any], ns: dict[str, Any], scopes: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
+    """phmdoctest's namespaces: a code block's names are its test function's own (a copy of the module's, to which
+    setup and share-names blocks add); sessions run apart, with the setup run again for them."""
+    scope = block.get("scope")
+    if scope in ("local", "share"):
+        scopes["local"] = dict(ns)
+        return scopes["local"]
+    if scope == "session":
+        if "session" not in scopes:
+            scopes["session"] = {"__name__": "__main__", "__file__": job["rel"]}
+            if "setup" in scopes:
+                _run_block(scopes["setup"], scopes["session"], job)
+        return dict(scopes["session"])
+    return ns
 
 
 def _run_block(block: dict[str, Any], ns: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
@@ -342,7 +391,13 @@ def _run_block(block: dict[str, Any], ns: dict[str, Any], job: dict[str, Any]) -
 
 def _output_mismatch(block: dict[str, Any], stdout: str) -> dict[str, Any] | None:
     """The error when the block printed something else than its output block says, with a diff."""
-    want, got = _normalise(block["expected"]), _normalise(stdout)
+    if block.get("exact"):  # phmdoctest's _phm_compare_exact: every line as printed, none more, none fewer
+        want, got = block["expected"].splitlines(), stdout.splitlines()
+        if want == got:
+            return None
+        want, got = "\n".join(want), "\n".join(got)
+    else:
+        want, got = _normalise(block["expected"]), _normalise(stdout)
     if want == got:
         return None
     import difflib

@@ -1,0 +1,279 @@
+"""Other tools' conventions for the code in Markdown, read as those tools read them when a post or site.yml declares
+them (`exec: {conventions: [phmdoctest, sybil, pytest-codeblocks]}`): phmdoctest's bare fence after python code as its
+expected output (prose between or not) and its `<!--phmdoctest-...-->` directives; Sybil's `skip:`,
+`invisible-code-block:` and `clear-namespace` (in HTML comments or MyST `%` comments) and its MyST `{doctest}`
+blocks; pytest-codeblocks' `<!--pytest-codeblocks:...-->` and `<!--pytest.mark.skip...-->`.
+
+A rule of the parse stage: it leaves what it read on the tokens (`tok.meta["run"]`, a `Marks`), which
+`execute.blocks.code_blocks` turns into the blocks a post runs. Without a declared convention, `traps` warns."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from site_builder.fences import fence_info
+
+CONVENTIONS = ("phmdoctest", "sybil", "pytest-codeblocks")
+PHMDOCTEST_CODE = ("python", "py3", "python3")  # phmdoctest's python blocks: info strings starting with these
+_COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
+_SYBIL_SKIP = re.compile(r"skip:\s*(next|start|end)\s*(.*)", re.DOTALL)
+_SYBIL_INVISIBLE = re.compile(r"invisible-code-block:\s*python\b[ \t]*\n?(.*)", re.DOTALL)
+_SKIPIF_MINOR = re.compile(r"phmdoctest-mark\.skipif<3\.(\d+)")
+_CODEBLOCKS = re.compile(r"-*\s*pytest-codeblocks:(.*)", re.DOTALL)
+_PYTEST_MARK = re.compile(r"-*\s*pytest\.mark\.(skip|skipif|xfail)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_WITH_REASON = "(lambda condition, reason='': condition)"  # `if(cond, reason=...)` as an expression of `cond`
+_Mark = Callable[[int], "Marks"]
+
+
+@dataclass
+class Marks:
+    """What a convention says about one block (on a fence token), or a block it adds (on a comment's token)."""
+
+    skip: str | None = None  # skipped, with this reason ("" for none)
+    skipif: str | None = None  # a Python expression: skipped when true (evaluated where the post runs)
+    importorskip: str | None = None  # skipped when this module cannot be imported
+    expected: str | None = None  # expected stdout
+    expected_line: int | None = None
+    exact: bool = False  # stdout compared line by line as it is (phmdoctest), not with trailing spaces dropped
+    doctest: bool = False  # a doctest session although its fence does not say so (MyST `{doctest}`)
+    output: bool = False  # this fence is another block's expected output: it does not run
+    hidden_code: str | None = None  # code run but not shown (Sybil's invisible-code-block)
+    clear: bool = False  # the names defined so far are forgotten (before this point)
+    clear_after: bool = False  # ... after this block runs (phmdoctest-clear-names)
+    cont: list[Token] = field(default_factory=list)  # pytest-codeblocks `cont` blocks appended to this one
+    scope: str = ""  # phmdoctest's namespaces: setup, local (a function's), share (local, then shared), session
+    dedent: bool = False  # the code dedented (Sybil)
+    omit: bool = False  # phmdoctest's inline `# phmdoctest:omit` and `phmdoctest:pass` comments applied
+    refused: str | None = None  # the tool refuses the file: the block fails with this message
+
+
+class Directive(NamedTuple):
+    """A comment another tool reads: its text (without `<!--` `-->` or `%`), the token it is in."""
+
+    text: str
+    tok: Token
+
+
+def declared(state: StateCore) -> tuple[str, ...]:
+    return tuple(getattr(state.env.get("post"), "conventions", ()) or ())
+
+
+def comments(tok: Token) -> list[str]:
+    """The comments a token is made of: an HTML block's `<!-- -->` comments, or a paragraph of MyST `%` lines."""
+    if tok.type == "html_block":
+        return [m.group(1).strip("- \n") for m in _COMMENT.finditer(tok.content)]
+    if tok.type == "inline" and tok.content.startswith("%"):
+        lines = tok.content.split("\n")
+        if all(line.startswith("%") for line in lines):
+            head, *rest = (line[1:] for line in lines)
+            return [head.strip() + ("\n" + textwrap.dedent("\n".join(rest)) if rest else "")]
+    return []
+
+
+def read_conventions(state: StateCore) -> None:
+    """The parse rule: marks on the tokens for each declared convention."""
+    names = declared(state)
+    if not names or not getattr(state.env.get("post"), "execute", False):
+        return
+    marks: dict[int, Marks] = {}
+    tokens = state.tokens
+
+    def mark(i: int) -> Marks:
+        return marks.setdefault(i, Marks())
+
+    if "phmdoctest" in names:
+        _phmdoctest(tokens, mark, state)
+    if "sybil" in names:
+        _sybil(tokens, mark)
+    if "pytest-codeblocks" in names:
+        _codeblocks(tokens, mark, state)
+    for i, m in marks.items():
+        tokens[i].meta["run"] = m
+
+
+def _line(state: StateCore, tok: Token) -> int:
+    return int(state.env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
+
+
+def _fences(tokens: list[Token]) -> list[int]:
+    return [i for i, tok in enumerate(tokens) if tok.type == "fence"]
+
+
+def phmdoctest_roles(tokens: list[Token]) -> dict[int, str]:
+    """phmdoctest's role of each fence (`fillrole.identify_code_output_session_blocks`): code, session, or the
+    output of the code fence before it (the fence before it in the file, whatever stands between)."""
+    roles: dict[int, str] = {}
+    previous = None
+    for i in _fences(tokens):
+        tok = tokens[i]
+        info = tok.info.strip()
+        role = "code" if info.startswith(PHMDOCTEST_CODE) else ""
+        role = "session" if tok.content.startswith(">>> ") and info.startswith("py") else role
+        if previous is not None and not info and roles.get(previous) == "code":
+            role = "output"
+        if role:
+            roles[i] = role
+        previous = i
+    return roles
+
+
+def preceding(tokens: list[Token], i: int) -> list[str]:
+    """The HTML comments right before token `i` (phmdoctest's directives of a block), in file order."""
+    found: list[str] = []
+    j = i - 1
+    while j >= 0 and tokens[j].type == "html_block" and tokens[j].content.lstrip().startswith("<!--"):
+        found[:0] = comments(tokens[j])
+        j -= 1
+    return found
+
+
+def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
+    roles = phmdoctest_roles(tokens)
+    last_code = None
+    phases: dict[str, list[int]] = {"setup": [], "teardown": []}  # the blocks with each directive
+    for i, role in roles.items():
+        tok, said, m = tokens[i], preceding(tokens, i), mark(i)
+        if role == "output":
+            m.output = True
+            if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
+                code = mark(last_code)
+                code.expected, code.expected_line, code.exact = tok.content, _line(state, tok) + 1, True
+            continue
+        last_code = i if role == "code" else None
+        m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
+        if not tok.content:
+            m.skip = "an empty block (phmdoctest leaves it out)"
+        for text in said if role == "code" else [t for t in said if t == "phmdoctest-skip"]:
+            minor = _SKIPIF_MINOR.fullmatch(text)
+            if text in ("phmdoctest-skip", "phmdoctest-mark.skip"):
+                m.skip = text
+            elif minor:
+                m.skipif = f"sys.version_info < (3, {int(minor[1])})"
+            elif text == "phmdoctest-clear-names":
+                m.clear_after = True
+            elif text == "phmdoctest-share-names" and m.scope == "local":
+                m.scope = "share"
+            elif text in ("phmdoctest-setup", "phmdoctest-teardown"):
+                m.scope = text[11:]
+                phases[m.scope].append(i)
+    for phase, marked in phases.items():
+        for i in marked[1:]:
+            lines = ", ".join(str(_line(state, tokens[j]) + 1) for j in marked)
+            mark(i).refused = f"more than one block has <!--phmdoctest-{phase}--> (lines {lines}): phmdoctest refuses"
+
+
+def phmdoctest_inline(code: str) -> str:
+    """phmdoctest's inline commands (`inline.apply_inline_commands`): a line ending in `phmdoctest:pass` becomes
+    `pass`; one ending in `phmdoctest:omit` is left out with the lines indented under it (as comments: the lines stay
+    where they are)."""
+    out: list[str] = []
+    column: int | None = None  # the indent of the omitted statement, while omitting
+    for line in code.split("\n"):
+        indent = len(line) - len(line.lstrip())
+        if column is not None and (not line.strip() or indent > column):
+            out.append(" " * column + "# " + line.strip() if line.strip() else "")
+            continue
+        column = None
+        if re.match(r"\s*#", line):
+            out.append(line)
+        elif line.endswith("phmdoctest:pass"):
+            out.append(" " * indent + "pass  # " + line[indent:])
+        elif line.endswith("phmdoctest:omit"):
+            column = indent
+            out.append(" " * indent + "# " + line[indent:])
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _sybil(tokens: list[Token], mark: _Mark) -> None:
+    """Sybil's skip, invisible-code-block and clear-namespace, and its MyST `{doctest}` blocks."""
+    pending: tuple[str, str | None] | None = None  # skip: next (reason, condition)
+    block: tuple[str, str | None] | None = None  # skip: start ... end
+    for i, tok in enumerate(tokens):
+        if tok.type == "fence":
+            lang, options = fence_info(tok.info)
+            myst_doctest = "doctest" in options and not lang
+            if myst_doctest:
+                mark(i).doctest = True
+            if lang != "python" and not myst_doctest:
+                continue
+            mark(i).dedent = True
+            skip = pending or block
+            pending = None
+            if skip is not None:
+                reason, condition = skip
+                if condition:
+                    mark(i).skipif = condition
+                else:
+                    mark(i).skip = reason
+            continue
+        for text in comments(tok):
+            if (m := _SYBIL_SKIP.fullmatch(text)) is not None:
+                action, rest = m[1], m[2].strip()
+                reason, condition = _skip_args(rest)
+                if action == "next":
+                    pending = (reason, condition)
+                elif action == "start":
+                    block = (reason, condition)
+                else:
+                    block = None
+            elif (m := _SYBIL_INVISIBLE.fullmatch(text)) is not None:
+                mark(i).hidden_code = textwrap.dedent(m[1]).strip("\n") + "\n"
+            elif text == "clear-namespace":
+                mark(i).clear = True
+
+
+def _skip_args(rest: str) -> tuple[str, str | None]:
+    """A Sybil skip's reason and condition: `"reason"`, or `if(condition, reason="...")`."""
+    if rest.startswith("if(") and rest.endswith(")"):
+        return "", f"{_WITH_REASON}{rest[2:]}"
+    return rest.strip("\"'"), None
+
+
+def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
+    """pytest-codeblocks: skip, skipif, importorskip before a block; expected-output and cont after one."""
+    skip: str | None = None
+    skipif: str | None = None
+    module: str | None = None
+    then: str | None = None  # "expected-output" or "cont": what the next fence is to the last python one
+    last: int | None = None
+    for i, tok in enumerate(tokens):
+        if tok.type == "fence":
+            if then is not None and last is not None:
+                if then == "cont":
+                    mark(last).cont.append(tok)
+                else:
+                    mark(last).expected, mark(last).expected_line = tok.content, _line(state, tok) + 1
+                mark(i).output = True
+                then = None
+                continue
+            if fence_info(tok.info)[0] == "python":
+                last = i
+                m = mark(i)
+                m.skip, m.skipif, m.importorskip = skip, skipif, module
+            skip = skipif = module = None
+            continue
+        for text in comments(tok) if tok.type == "html_block" else []:
+            if (cb := _CODEBLOCKS.fullmatch(text)) is not None:
+                word = cb[1].strip("- ")
+                if word in ("expected-output", "expected-output-ignore-whitespace", "cont"):
+                    then = "cont" if word == "cont" else "expected-output"
+                elif word in ("skip", "expect-exception", "expect-error"):  # an expected failure is not one
+                    skip = f"pytest-codeblocks:{word}"
+                elif word.startswith("skipif(") and word.endswith(")"):
+                    skipif = f"{_WITH_REASON}({word[7:-1]})"
+                elif word.startswith("importorskip(") and word.endswith(")"):
+                    module = word[13:-1].strip("\"' ")
+            elif (pm := _PYTEST_MARK.fullmatch(text)) is not None:
+                if pm[1] in ("skip", "xfail"):
+                    skip = f"pytest.mark.{pm[1]}"
+                elif pm[2]:
+                    skipif = f"{_WITH_REASON}({pm[2]})"
