@@ -216,8 +216,11 @@ def _check_fence_options(state: StateCore) -> None:
         if tok.type != "fence" or "{" not in tok.info:
             continue
         lang, options = fence_info(tok.info)
+        read = "run" in tok.meta  # a declared convention read the block (Sybil's MyST {code-block}, {doctest})
         for name in options:
             if name in FENCE_OPTIONS or name.lower() in _FOREIGN_FENCE_OPTIONS or name == lang:
+                continue
+            if read and name in ("code-block", "doctest"):
                 continue
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(FENCE_OPTIONS)})"
