@@ -43,12 +43,13 @@ class Marks:
     expected_line: int | None = None
     exact: bool = False  # stdout compared line by line as it is (phmdoctest), not with trailing spaces dropped
     doctest: bool = False  # a doctest session although its fence does not say so (MyST `{doctest}`)
-    output: bool = False  # this fence is another block's expected output: it does not run
+    inert: bool = False  # this fence does not run: another block's expected output, or one its tool leaves out
     hidden_code: str | None = None  # code run but not shown (Sybil's invisible-code-block)
     clear: bool = False  # the names defined so far are forgotten (before this point)
     clear_after: bool = False  # ... after this block runs (phmdoctest-clear-names)
     cont: list[Token] = field(default_factory=list)  # pytest-codeblocks `cont` blocks appended to this one
-    scope: str = ""  # phmdoctest's namespaces: setup, local (a function's), share (local, then shared), session
+    scope: str = ""  # the namespace: the post's (module: Sybil's), phmdoctest's (setup, local: a function's, share:
+    # local, then shared, session), fresh (pytest-codeblocks: a block's own); a failure does not stop the others
     dedent: bool = False  # the code dedented (Sybil)
     omit: bool = False  # phmdoctest's inline `# phmdoctest:omit` and `phmdoctest:pass` comments applied
     refused: str | None = None  # the tool refuses the file: the block fails with this message
@@ -69,11 +70,11 @@ def comments(tok: Token) -> list[str]:
     """The comments a token is made of: an HTML block's `<!-- -->` comments, or a paragraph of MyST `%` lines."""
     if tok.type == "html_block":
         return [m.group(1).strip("- \n") for m in _COMMENT.finditer(tok.content)]
-    if tok.type == "inline" and tok.content.startswith("%"):
+    if tok.type == "inline" and tok.content.startswith("%"):  # up to the first line that is not a `%` comment
         lines = tok.content.split("\n")
-        if all(line.startswith("%") for line in lines):
-            head, *rest = (line[1:] for line in lines)
-            return [head.strip() + ("\n" + textwrap.dedent("\n".join(rest)) if rest else "")]
+        end = next((k for k, line in enumerate(lines) if not line.startswith("%")), len(lines))
+        head, *rest = (line[1:] for line in lines[:end])
+        return [head.strip() + ("\n" + textwrap.dedent("\n".join(rest)) if rest else "")]
     return []
 
 
@@ -141,32 +142,50 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
     for i, role in roles.items():
         tok, said, m = tokens[i], preceding(tokens, i), mark(i)
         if role == "output":
-            m.output = True
+            m.inert = True
             if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
                 code = mark(last_code)
                 code.expected, code.expected_line, code.exact = tok.content, _line(state, tok) + 1, True
             continue
         last_code = i if role == "code" else None
         m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
-        if not tok.content:
-            m.skip = "an empty block (phmdoctest leaves it out)"
-        for text in said if role == "code" else [t for t in said if t == "phmdoctest-skip"]:
-            minor = _SKIPIF_MINOR.fullmatch(text)
-            if text in ("phmdoctest-skip", "phmdoctest-mark.skip"):
-                m.skip = text
-            elif minor:
-                m.skipif = f"sys.version_info < (3, {int(minor[1])})"
-            elif text == "phmdoctest-clear-names":
-                m.clear_after = True
-            elif text == "phmdoctest-share-names" and m.scope == "local":
-                m.scope = "share"
-            elif text in ("phmdoctest-setup", "phmdoctest-teardown"):
-                m.scope = text[11:]
-                phases[m.scope].append(i)
+        m.inert = not tok.content  # an empty block is no test (phmdoctest: DEL_CODE)
+        for text in said:
+            _phmdoctest_directive(text, m, role)
+            if text in ("phmdoctest-setup", "phmdoctest-teardown") and role == "code":
+                phases[text[len("phmdoctest-") :]].append(i)
     for phase, marked in phases.items():
+        for i in marked:
+            mark(i).expected = None  # setup and teardown have no output block (phmdoctest: DEL_OUTPUT)
         for i in marked[1:]:
             lines = ", ".join(str(_line(state, tokens[j]) + 1) for j in marked)
             mark(i).refused = f"more than one block has <!--phmdoctest-{phase}--> (lines {lines}): phmdoctest refuses"
+
+
+def _phmdoctest_directive(text: str, m: Marks, role: str) -> None:
+    """One `<!--phmdoctest-...-->` directive before a code block or a session (which reads only skip and label);
+    one phmdoctest refuses (`cases.py`) fails the block."""
+    label = text[len("phmdoctest-label ") :].strip() if text.startswith("phmdoctest-label ") else None
+    if label is not None and not label.isidentifier():
+        m.refused = f"<!--{text}--> must be a valid python identifier: phmdoctest refuses"
+    elif text == "phmdoctest-skip":  # no test at all (a mark.skip one is a skipped test)
+        m.inert = True
+    elif role != "code":
+        return
+    elif text == "phmdoctest-mark.skip":
+        m.skip = text
+    elif text.startswith("phmdoctest-mark.skipif<3."):
+        minor = _SKIPIF_MINOR.fullmatch(text)
+        if minor is None:
+            m.refused = f"<!--{text}--> must be a decimal number and >= zero: phmdoctest refuses"
+        else:
+            m.skipif = f"sys.version_info < (3, {int(minor[1])})"
+    elif text == "phmdoctest-clear-names":
+        m.clear_after = True
+    elif text == "phmdoctest-share-names" and m.scope == "local":
+        m.scope = "share"
+    elif text in ("phmdoctest-setup", "phmdoctest-teardown"):
+        m.scope = text[len("phmdoctest-") :]
 
 
 def phmdoctest_inline(code: str) -> str:
@@ -205,15 +224,9 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
                 mark(i).doctest = True
             if lang != "python" and not myst_doctest:
                 continue
-            mark(i).dedent = True
-            skip = pending or block
+            mark(i).dedent, mark(i).scope = True, mark(i).scope or "module"
+            _skip(mark(i), pending or block)
             pending = None
-            if skip is not None:
-                reason, condition = skip
-                if condition:
-                    mark(i).skipif = condition
-                else:
-                    mark(i).skip = reason
             continue
         for text in comments(tok):
             if (m := _SYBIL_SKIP.fullmatch(text)) is not None:
@@ -227,8 +240,17 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
                     block = None
             elif (m := _SYBIL_INVISIBLE.fullmatch(text)) is not None:
                 mark(i).hidden_code = textwrap.dedent(m[1]).strip("\n") + "\n"
+                mark(i).scope = "module"
+                _skip(mark(i), pending or block)
+                pending = None
             elif text == "clear-namespace":
                 mark(i).clear = True
+
+
+def _skip(m: Marks, skip: tuple[str, str | None] | None) -> None:
+    """A Sybil skip (reason, condition) on the example it applies to."""
+    if skip is not None:
+        m.skip, m.skipif = (None, skip[1]) if skip[1] else (skip[0], None)
 
 
 def _skip_args(rest: str) -> tuple[str, str | None]:
@@ -252,13 +274,13 @@ def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
                     mark(last).cont.append(tok)
                 else:
                     mark(last).expected, mark(last).expected_line = tok.content, _line(state, tok) + 1
-                mark(i).output = True
+                mark(i).inert = True
                 then = None
                 continue
             if fence_info(tok.info)[0] == "python":
                 last = i
                 m = mark(i)
-                m.skip, m.skipif, m.importorskip = skip, skipif, module
+                m.skip, m.skipif, m.importorskip, m.scope = skip, skipif, module, "fresh"
             skip = skipif = module = None
             continue
         for text in comments(tok) if tok.type == "html_block" else []:

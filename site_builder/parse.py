@@ -18,12 +18,12 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from site_builder.admonitions import admonitions_plugin
+from site_builder.conventions import read_conventions
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
-from site_builder.conventions import read_conventions
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
 

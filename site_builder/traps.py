@@ -29,7 +29,9 @@ class Directive(NamedTuple):
     @property
     def convention(self) -> str:
         """The `exec: conventions` name that reads it ("" for none)."""
-        return {"Sybil": "sybil", "phmdoctest": "phmdoctest", "pytest-codeblocks": "pytest-codeblocks"}.get(self.tool, "")
+        return {"Sybil": "sybil", "phmdoctest": "phmdoctest", "pytest-codeblocks": "pytest-codeblocks"}.get(
+            self.tool, ""
+        )
 
 
 def _directive(pattern: str, tool: str, kind: str, does: str) -> Directive:
@@ -107,7 +109,7 @@ def other_tools(state: StateCore) -> None:
         elif tok.type == "fence" and (i in paired or (not tok.info.strip() and _after_python(tokens, i))):
             if "phmdoctest" not in read:
                 warn(state, tok, f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + _OR_DECLARE)
-        elif tok.type == "html_block" and "<!--" in tok.content or tok.type == "inline" and tok.content[:1] == "%":
+        elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
                 if directive.convention in read or (executes and directive.kind == "same"):
                     continue

@@ -47,7 +47,9 @@ def site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
         raise SiteError(message, CONFIG_NAME, lines.get("exec.env") or lines.get("exec"))
     site.env = list(env)
     site.preload = _preload(raw.get("preload"), lines)
-    site.conventions = conventions(raw.get("conventions"), CONFIG_NAME, lines.get("exec.conventions") or lines.get("exec"))
+    site.conventions = conventions(
+        raw.get("conventions"), CONFIG_NAME, lines.get("exec.conventions") or lines.get("exec")
+    )
     return site
 
 

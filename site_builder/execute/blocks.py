@@ -59,7 +59,9 @@ def code_blocks(parsed: ParsedPost) -> list[CodeBlock]:
             continue
         lang, options = fence_info(tok.info)
         line = parsed.post.body_line + tok.map[0] + 1
-        if marks is not None and (marks.output or (lang not in EXEC_LANGS and not marks.doctest)):
+        if marks is not None and (
+            (marks.inert and not marks.refused) or (lang not in EXEC_LANGS and not marks.doctest)
+        ):
             previous = None
         elif marks is not None:
             kind = "doctest" if marks.doctest or block_is_doctest(tok, lang) else "exec"
@@ -101,5 +103,6 @@ def _comment_blocks(index: int, line: int, marks: Marks) -> list[CodeBlock]:
     if marks.clear:
         out.append(CodeBlock(index, line, "clear", ""))
     if marks.hidden_code is not None:
-        out.append(CodeBlock(index + len(out), line + 1, "exec", marks.hidden_code, {"hide": ""}))
+        hidden = CodeBlock(index + len(out), line + 1, "exec", marks.hidden_code, {"hide": ""})
+        out.append(_marked(hidden, marks))
     return out
