@@ -28,6 +28,7 @@ _SYBIL_INVISIBLE = re.compile(r"invisible-code-block:\s*python\b[ \t]*\n?(.*)", 
 _SKIPIF_MINOR = re.compile(r"phmdoctest-mark\.skipif<3\.(\d+)")
 _CODEBLOCKS = re.compile(r"-*\s*pytest-codeblocks:(.*)", re.DOTALL)
 _PYTEST_MARK = re.compile(r"-*\s*pytest\.mark\.(skip|skipif|xfail)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_HIDDEN_PYTHON = re.compile(r"\A\s*<!--[^\n]*\n\s*```python[^\n]*\n(.*?)^\s*```", re.DOTALL | re.MULTILINE)
 _WITH_REASON = "(lambda condition, reason='': condition)"  # `if(cond, reason=...)` as an expression of `cond`
 _Mark = Callable[[int], "Marks"]
 
@@ -39,9 +40,11 @@ class Marks:
     skip: str | None = None  # skipped, with this reason ("" for none)
     skipif: str | None = None  # a Python expression: skipped when true (evaluated where the post runs)
     importorskip: str | None = None  # skipped when this module cannot be imported
+    raises: str | None = None  # it must raise this exception (pytest-codeblocks' xfail)
     expected: str | None = None  # expected stdout
     expected_line: int | None = None
-    exact: bool = False  # stdout compared line by line as it is (phmdoctest), not with trailing spaces dropped
+    compare: str = ""  # how stdout is compared: exact (line by line as printed), nospace (without any whitespace),
+    # or "" (trailing spaces and blank lines dropped)
     doctest: bool = False  # a doctest session although its fence does not say so (MyST `{doctest}`)
     inert: bool = False  # this fence does not run: another block's expected output, or one its tool leaves out
     hidden_code: str | None = None  # code run but not shown (Sybil's invisible-code-block)
@@ -145,7 +148,7 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
             m.inert = True
             if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
                 code = mark(last_code)
-                code.expected, code.expected_line, code.exact = tok.content, _line(state, tok) + 1, True
+                code.expected, code.expected_line, code.compare = tok.content, _line(state, tok) + 1, "exact"
             continue
         last_code = i if role == "code" else None
         m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
@@ -261,41 +264,57 @@ def _skip_args(rest: str) -> tuple[str, str | None]:
 
 
 def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
-    """pytest-codeblocks: skip, skipif, importorskip before a block; expected-output and cont after one."""
-    skip: str | None = None
-    skipif: str | None = None
-    module: str | None = None
-    then: str | None = None  # "expected-output" or "cont": what the next fence is to the last python one
+    """pytest-codeblocks (`main.extract_from_buffer`): skip, skipif, importorskip before a block; expected-output
+    and cont after one; a python block inside an HTML comment runs hidden."""
+    before = Marks()  # what the comments since the last block say of the next one
+    then = ""  # "expected-output", "expected-output-ignore-whitespace" or "cont": the next fence to the last block
     last: int | None = None
     for i, tok in enumerate(tokens):
-        if tok.type == "fence":
-            if then is not None and last is not None:
-                if then == "cont":
-                    mark(last).cont.append(tok)
-                else:
-                    mark(last).expected, mark(last).expected_line = tok.content, _line(state, tok) + 1
-                mark(i).inert = True
-                then = None
-                continue
-            if fence_info(tok.info)[0] == "python":
+        hidden = _HIDDEN_PYTHON.search(tok.content) if tok.type == "html_block" else None
+        if tok.type == "fence" and then:
+            if last is None:
+                mark(i).refused = f"<!--pytest-codeblocks:{then}--> but no previous code block: pytest-codeblocks fails"
+            elif then == "cont":
+                mark(last).cont.append(tok)
+            else:
+                m = mark(last)
+                m.expected, m.expected_line = tok.content, _line(state, tok) + 1
+                m.compare = "nospace" if then.endswith("whitespace") else "exact"
+            mark(i).inert, then = last is not None, ""
+        elif tok.type == "fence" or hidden is not None:
+            if hidden is not None:
+                mark(i).hidden_code = hidden[1]
+            if hidden is not None or fence_info(tok.info)[0] == "python":
                 last = i
                 m = mark(i)
-                m.skip, m.skipif, m.importorskip, m.scope = skip, skipif, module, "fresh"
-            skip = skipif = module = None
-            continue
-        for text in comments(tok) if tok.type == "html_block" else []:
-            if (cb := _CODEBLOCKS.fullmatch(text)) is not None:
-                word = cb[1].strip("- ")
-                if word in ("expected-output", "expected-output-ignore-whitespace", "cont"):
-                    then = "cont" if word == "cont" else "expected-output"
-                elif word in ("skip", "expect-exception", "expect-error"):  # an expected failure is not one
-                    skip = f"pytest-codeblocks:{word}"
-                elif word.startswith("skipif(") and word.endswith(")"):
-                    skipif = f"{_WITH_REASON}({word[7:-1]})"
-                elif word.startswith("importorskip(") and word.endswith(")"):
-                    module = word[13:-1].strip("\"' ")
-            elif (pm := _PYTEST_MARK.fullmatch(text)) is not None:
-                if pm[1] in ("skip", "xfail"):
-                    skip = f"pytest.mark.{pm[1]}"
-                elif pm[2]:
-                    skipif = f"{_WITH_REASON}({pm[2]})"
+                m.skip, m.skipif, m.importorskip, m.scope = before.skip, before.skipif, before.importorskip, "fresh"
+                m.raises = before.raises
+            before = Marks()
+        for text in comments(tok) if tok.type == "html_block" and hidden is None else []:
+            then = _codeblocks_directive(text, before) or then
+
+
+def _codeblocks_directive(text: str, before: Marks) -> str:
+    """One pytest-codeblocks comment: what it says of the next block (on `before`), or what the next fence is to
+    the last block (returned)."""
+    if (cb := _CODEBLOCKS.fullmatch(text)) is not None:
+        word = cb[1].strip("- ")
+        if word in ("expected-output", "expected-output-ignore-whitespace", "cont"):
+            return word
+        if word == "skip":
+            before.skip = f"pytest-codeblocks:{word}"
+        elif word in ("expect-exception", "expect-error"):
+            before.raises = "Exception"
+        elif word.startswith("skipif(") and word.endswith(")"):
+            before.skipif = f"{_WITH_REASON}({word[7:-1]})"
+        elif word.startswith("importorskip(") and word.endswith(")"):
+            before.importorskip = word[13:-1].strip("\"' ")
+    elif (pm := _PYTEST_MARK.fullmatch(text)) is not None:
+        if pm[1] == "skip":
+            before.skip = "pytest.mark.skip"
+        elif pm[1] == "xfail":  # must raise (what `raises=` names); one that does not fails here (pytest: XPASS)
+            raises = re.search(r"raises\s*=\s*([\w.]+)", pm[2] or "")
+            before.raises = raises[1] if raises else "Exception"
+        elif pm[2]:
+            before.skipif = f"{_WITH_REASON}({pm[2]})"
+    return ""

@@ -287,8 +287,8 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
+    md.core.ruler.push("conventions", read_conventions)  # before other_tools: what a convention reads is no trap
     md.core.ruler.push("other_tools", other_tools)
-    md.core.ruler.push("conventions", read_conventions)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     md.core.ruler.push("fence_options", _check_fence_options)
     speed_up(md)  # last: it indexes the rules registered above

@@ -62,6 +62,7 @@ DIRECTIVES = (
     _directive(r"invisible-code-block:\s*python\b.*", "Sybil", "hidden", "runs hidden code"),
     _directive(r"phmdoctest-clear-names", "phmdoctest", "clear", "deletes the names shared so far"),
     _directive(r"clear-namespace", "Sybil", "clear", "clears the names defined so far"),
+    _directive(r"phmdoctest-label\s+(?![A-Za-z_]\w*\s*$).*", "phmdoctest", "refused", "is a label that fails the file"),
     _directive(r"phmdoctest-(share-names|label\b.*)", "phmdoctest", "same", "labels or shares a block"),
     _directive(r"pytest-codeblocks:\s*cont", "pytest-codeblocks", "same", "continues the block before"),
 )
@@ -72,6 +73,7 @@ INSTEAD = {
     "hidden": "write ```python {hide} (run, not shown)",
     "requires": "list the module in `exec: {requires: [name]}` (a missing one fails the post, naming it)",
     "clear": "a post's blocks share one session to its end (give the names of a new example new names)",
+    "refused": "name it with a Python identifier",
     "same": "",  # a post's blocks run in order in one session: what these do is what happens here anyway
 }
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
@@ -107,7 +109,7 @@ def other_tools(state: StateCore) -> None:
                 once("code-cell", tok, CODE_CELL_NOT_RUN)
             _code_cell(state, tok, executes)
         elif tok.type == "fence" and (i in paired or (not tok.info.strip() and _after_python(tokens, i))):
-            if "phmdoctest" not in read:
+            if "phmdoctest" not in read and "run" not in tok.meta:  # not read by a declared convention
                 warn(state, tok, f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + _OR_DECLARE)
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):

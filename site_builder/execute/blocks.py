@@ -30,7 +30,7 @@ class CodeBlock:
     expected_line: int | None = None
     skipif: str | None = None  # skipped when this Python expression is true where the post runs (a convention's)
     importorskip: str | None = None  # skipped when this module cannot be imported
-    exact: bool = False  # stdout compared line by line as printed (phmdoctest), not with trailing spaces dropped
+    compare: str = ""  # how stdout is compared with `expected`: exact, nospace, or "" (trailing spaces dropped)
     clear_after: bool = False  # the names defined so far are forgotten after it runs (phmdoctest-clear-names)
     scope: str = ""  # the namespace it runs in: the post's (""), or phmdoctest's (setup, local, share, session)
     refused: str | None = None  # a convention's tool refuses the post: the block fails with this message
@@ -84,6 +84,8 @@ def _marked(block: CodeBlock, marks: Marks) -> CodeBlock:
     """A block as a convention reads it."""
     if marks.skip is not None:
         block.options["skip"] = marks.skip
+    if marks.raises is not None:
+        block.options["raises"] = marks.raises
     block.skipif, block.importorskip, block.clear_after = marks.skipif, marks.importorskip, marks.clear_after
     block.scope, block.refused = marks.scope, marks.refused
     if marks.dedent:
@@ -91,7 +93,7 @@ def _marked(block: CodeBlock, marks: Marks) -> CodeBlock:
     if marks.omit:
         block.code = phmdoctest_inline(block.code)
     if marks.expected is not None:
-        block.expected, block.expected_line, block.exact = marks.expected, marks.expected_line, marks.exact
+        block.expected, block.expected_line, block.compare = marks.expected, marks.expected_line, marks.compare
     for more in marks.cont:
         block.code += more.content
     return block

@@ -295,8 +295,7 @@ def _run_blocks(job: dict[str, Any], ns: dict[str, Any], out: Any) -> None:
             result = {"status": "passed"} if _clear(ns, job["rel"]) else {}
         else:
             result = _run_block(block, _scope(block, ns, scopes, job), job)
-            if block.get("scope") == "share":
-                ns.update(scopes["share"])
+            ns.update(scopes["share"] if block.get("scope") == "share" else {})  # phmdoctest-share-names
             scopes.update({"setup": block} if block.get("scope") == "setup" else {})
             if result.get("fatal") or (
                 result["status"] == "failed"
@@ -373,8 +372,9 @@ def _run_block(block: dict[str, Any], ns: dict[str, Any], job: dict[str, Any]) -
 
 def _output_mismatch(block: dict[str, Any], stdout: str) -> dict[str, Any] | None:
     """The error when the block printed something else than its output block says, with a diff."""
-    exact = block.get("exact")  # phmdoctest's _phm_compare_exact: every line as printed, none more, none fewer
-    want, got = ("\n".join(t.splitlines()) if exact else _normalise(t) for t in (block["expected"], stdout))
+    how = block.get("compare") or ""  # exact: phmdoctest's _phm_compare_exact, every line as printed, no more
+    norm = {"exact": lambda t: "\n".join(t.splitlines()), "nospace": lambda t: re.sub(r"\s+", "", t)}.get(how)
+    want, got = ((norm or _normalise)(t) for t in (block["expected"], stdout))
     if want == got:
         return None
     import difflib

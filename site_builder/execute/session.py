@@ -114,7 +114,7 @@ def _payload(job: Job, result_path: str) -> dict[str, Any]:
             "expected_line": b.expected_line,
             "skipif": b.skipif,
             "importorskip": b.importorskip,
-            "exact": b.exact,
+            "compare": b.compare,
             "clear_after": b.clear_after,
             "scope": b.scope,
             "refused": b.refused,
