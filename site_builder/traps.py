@@ -113,7 +113,8 @@ def other_tools(state: StateCore) -> None:
                 warn(state, tok, f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + _OR_DECLARE)
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
-                if directive.convention in read or (executes and directive.kind == "same"):
+                first = not any(t.type == "fence" for t in tokens[:i])
+                if directive.convention in read or (executes and directive.kind == "same" and not first):
                     continue
                 once(directive.kind, tok, directive_message(head, directive, executes))
 
@@ -133,6 +134,8 @@ def directives(tok: Token) -> list[tuple[str, Directive]]:
 
 def directive_message(head: str, directive: Directive, executes: bool) -> str:
     said = f"`<!-- {head} -->` {directive.does} in {directive.tool}"
+    if directive.kind == "same" and executes:  # before any block: the tool stops there
+        return f"{said}, but no block comes before it: {directive.tool} fails the file (remove it)"
     instead = INSTEAD[directive.kind]
     if directive.convention:
         instead = f"{instead}, or " if instead else ""
