@@ -148,7 +148,7 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
             m.inert = True
             if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
                 code = mark(last_code)
-                code.expected, code.expected_line, code.compare = tok.content, _line(state, tok) + 1, "exact"
+                code.expected, code.expected_line, code.compare = tok.content, _line(state, tok), "exact"
             continue
         last_code = i if role == "code" else None
         m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
@@ -161,7 +161,7 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
         for i in marked:
             mark(i).expected = None  # setup and teardown have no output block (phmdoctest: DEL_OUTPUT)
         for i in marked[1:]:
-            lines = ", ".join(str(_line(state, tokens[j]) + 1) for j in marked)
+            lines = ", ".join(str(_line(state, tokens[j])) for j in marked)
             mark(i).refused = f"more than one block has <!--phmdoctest-{phase}--> (lines {lines}): phmdoctest refuses"
 
 
@@ -231,6 +231,8 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
             _skip(mark(i), pending or block)
             pending = None
             continue
+        if tok.type == "inline" and all(line.startswith("%") for line in tok.content.split("\n")):
+            _hide_paragraph(tokens, i)
         for text in comments(tok):
             if (m := _SYBIL_SKIP.fullmatch(text)) is not None:
                 action, rest = m[1], m[2].strip()
@@ -248,6 +250,13 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
                 pending = None
             elif text == "clear-namespace":
                 mark(i).clear = True
+
+
+def _hide_paragraph(tokens: list[Token], i: int) -> None:
+    """A paragraph of MyST `%` comment lines is not shown (as MyST shows none)."""
+    if 0 < i < len(tokens) - 1 and tokens[i - 1].type == "paragraph_open":
+        tokens[i - 1].hidden = tokens[i + 1].hidden = True
+        tokens[i].children = []
 
 
 def _skip(m: Marks, skip: tuple[str, str | None] | None) -> None:
@@ -278,7 +287,7 @@ def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
                 mark(last).cont.append(tok)
             else:
                 m = mark(last)
-                m.expected, m.expected_line = tok.content, _line(state, tok) + 1
+                m.expected, m.expected_line = tok.content, _line(state, tok)
                 m.compare = "nospace" if then.endswith("whitespace") else "exact"
             mark(i).inert, then = last is not None, ""
         elif tok.type == "fence" or hidden is not None:

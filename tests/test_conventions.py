@@ -209,3 +209,19 @@ def test_a_trap_names_the_setting_at_the_pair_wherever_it_stands(checked):
     front = 5  # the lines of the front matter written above
     found = [w for w in checked.warnings if w.file == rel]
     assert [(w.line, "exec: {conventions: [phmdoctest]}" in w.message) for w in found] == [(front + bare + 1, True)]
+
+
+def test_site_yml_declares_it_for_every_post_and_myst_comments_are_not_shown(tmp_path):
+    from helpers import run_cli, write_post
+
+    site = make_site(tmp_path / "site", "title: T\nexec:\n  conventions: [sybil]\n")
+    body = "% skip: next\n\n```python\nraise ValueError\n```\n\n% invisible-code-block: python\n%\n% x = 41\n\n"
+    body += "Then:\n\n```python\n>>> x + 1\n42\n```\n"
+    write_post(site, "m.md", "title: M\ndate: 2024-01-01\nexecute: true", body)
+    proc = run_cli("check", "--source", str(site), "--strict")
+    assert (
+        proc.returncode == 0 and "2 passed, 0 failed, 1 skipped" in proc.stdout
+    )  # the hidden block, the doctest, proc.stdout + proc.stderr
+    run_cli("build", "--source", str(site), check=True)
+    page = (site / "output" / "blog" / "2024" / "m" / "index.html").read_text(encoding="utf-8")
+    assert "Then:" in page and "skip: next" not in page and "x = 41" not in page and "invisible" not in page
