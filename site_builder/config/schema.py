@@ -50,7 +50,8 @@ SITE_KEYS = (
         "exec",
         (dict,),
         {},
-        "every executing post's `env` (names), `network: false`, `preload` (modules), `conventions` (other tools' Markdown, as in front matter)",
+        "every executing post's `env` (names), `network: false`, `preload` (modules), `conventions` (other tools' "
+        "Markdown, as in front matter)",
     ),
     Key("pages_dir", (str,), "content/pages", "folder of the pages (`about.md` -> /about/), relative to site.yml"),
     Key("nav", (list,), [], "pages in the header, in order: their file names without `.md` (`[about, projects]`)"),
