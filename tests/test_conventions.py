@@ -225,3 +225,17 @@ def test_site_yml_declares_it_for_every_post_and_myst_comments_are_not_shown(tmp
     run_cli("build", "--source", str(site), check=True)
     page = (site / "output" / "blog" / "2024" / "m" / "index.html").read_text(encoding="utf-8")
     assert "Then:" in page and "skip: next" not in page and "x = 41" not in page and "invisible" not in page
+
+
+def test_a_convention_dropped_from_site_yml_reads_the_posts_again(tmp_path):
+    """The posts are read again (not taken from the last build) when site.yml's conventions change."""
+    from helpers import run_cli, write_post
+
+    site = make_site(tmp_path / "site", "title: T\nexec: {conventions: [sybil]}\n")
+    write_post(
+        site, "m.md", "title: M\ndate: 2024-01-01\nexecute: true", "% skip: next\n\n```python\nraise ValueError\n```\n"
+    )
+    run_cli("build", "--source", str(site), check=True)
+    (site / "site.yml").write_text("title: T\n", encoding="utf-8")
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 1 and "ValueError" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
