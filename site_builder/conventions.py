@@ -13,14 +13,12 @@ import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from site_builder.fences import fence_info
 
-CONVENTIONS = ("phmdoctest", "sybil", "pytest-codeblocks")
 PHMDOCTEST_CODE = ("python", "py3", "python3")  # phmdoctest's python blocks: info strings starting with these
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
 _SYBIL_SKIP = re.compile(r"skip:\s*(next|start|end)\s*(.*)", re.DOTALL)
@@ -56,13 +54,6 @@ class Marks:
     dedent: bool = False  # the code dedented (Sybil)
     omit: bool = False  # phmdoctest's inline `# phmdoctest:omit` and `phmdoctest:pass` comments applied
     refused: str | None = None  # the tool refuses the file: the block fails with this message
-
-
-class Directive(NamedTuple):
-    """A comment another tool reads: its text (without `<!--` `-->` or `%`), the token it is in."""
-
-    text: str
-    tok: Token
 
 
 def declared(state: StateCore) -> tuple[str, ...]:
