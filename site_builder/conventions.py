@@ -140,6 +140,7 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
             if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
                 code = mark(last_code)
                 code.expected, code.expected_line, code.compare = tok.content, _line(state, tok), "exact"
+                _shown_as_output(tokens[last_code], tok)
             continue
         last_code = i if role == "code" else None
         m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
@@ -243,6 +244,11 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
                 mark(i).clear = True
 
 
+def _shown_as_output(code: Token, output: Token) -> None:
+    """The page shows the expected output as an ```output block's (verified, or not), not the code's stdout too."""
+    code.meta["has_output"] = output.meta["expected_output"] = True
+
+
 def _hide_paragraph(tokens: list[Token], i: int) -> None:
     """A paragraph of MyST `%` comment lines is not shown (as MyST shows none)."""
     if 0 < i < len(tokens) - 1 and tokens[i - 1].type == "paragraph_open":
@@ -280,6 +286,7 @@ def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
                 m = mark(last)
                 m.expected, m.expected_line = tok.content, _line(state, tok)
                 m.compare = "nospace" if then.endswith("whitespace") else "exact"
+                _shown_as_output(tokens[last], tok)
             mark(i).inert, then = last is not None, ""
         elif tok.type == "fence" or hidden is not None:
             if hidden is not None:

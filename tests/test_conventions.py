@@ -239,3 +239,15 @@ def test_a_convention_dropped_from_site_yml_reads_the_posts_again(tmp_path):
     (site / "site.yml").write_text("title: T\n", encoding="utf-8")
     proc = run_cli("build", "--source", str(site))
     assert proc.returncode == 1 and "ValueError" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_a_paired_bare_fence_is_shown_as_a_verified_output(tmp_path):
+    from helpers import run_cli, write_post
+
+    site = make_site(tmp_path / "site")
+    front = "title: P\ndate: 2024-01-01\nexecute: true\nexec: {conventions: [phmdoctest]}"
+    body = "```python\nprint('hello' + ' world')\n```\n\nexpected output:\n\n```\nhello world\n```\n"
+    write_post(site, "p.md", front, body)
+    run_cli("build", "--source", str(site), "--strict", check=True)
+    page = (site / "output" / "blog" / "2024" / "p" / "index.html").read_text(encoding="utf-8")
+    assert "✓ verified" in page and page.count("hello world") == 1, page  # not the printed stdout again
