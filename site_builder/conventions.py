@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.fences import fence_info
+from site_builder.fences import fence_info, warn
 
 PHMDOCTEST_CODE = ("python", "py3", "python3")  # phmdoctest's python blocks: info strings starting with these
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
 _SYBIL_SKIP = re.compile(r"skip:\s*(next|start|end)\s*(.*)", re.DOTALL)
-_SYBIL_INVISIBLE = re.compile(r"invisible-code-block:\s*python\b[ \t]*\n?(.*)", re.DOTALL)
+_SYBIL_INVISIBLE = re.compile(r"invisible-code-block:[ \t]*python(?:\n(.*))?", re.DOTALL)
+_SYBIL_UNREAD = re.compile(r"invisible-code-block:[ \t]*python[ \t]+(?:\n.*)?", re.DOTALL)  # Sybil's lexer misses it
 _SKIPIF_MINOR = re.compile(r"phmdoctest-mark\.skipif<3\.(\d+)")
 _CODEBLOCKS = re.compile(r"-*\s*pytest-codeblocks:(.*)", re.DOTALL)
 _PYTEST_MARK = re.compile(r"-*\s*pytest\.mark\.(skip|skipif|xfail)\s*(?:\((.*)\))?\s*", re.DOTALL)
@@ -86,7 +87,7 @@ def read_conventions(state: StateCore) -> None:
     if "phmdoctest" in names:
         _phmdoctest(tokens, mark, state)
     if "sybil" in names:
-        _sybil(tokens, mark)
+        _sybil(state, mark, state.env.setdefault("sybil_skips", []))
     if "pytest-codeblocks" in names:
         _codeblocks(tokens, mark, state)
     for i, m in marks.items():
@@ -207,8 +208,10 @@ def phmdoctest_inline(code: str) -> str:
     return "\n".join(out)
 
 
-def _sybil(tokens: list[Token], mark: _Mark) -> None:
-    """Sybil's skip, invisible-code-block and clear-namespace, and its MyST `{doctest}` blocks."""
+def _sybil(state: StateCore, mark: _Mark, regions: list[int]) -> None:
+    """Sybil's skip, invisible-code-block and clear-namespace, and its MyST `{doctest}` blocks; `regions` gets the
+    skip directives (which Sybil counts as examples)."""
+    tokens = state.tokens
     pending: tuple[str, str | None] | None = None  # skip: next (reason, condition)
     block: tuple[str, str | None] | None = None  # skip: start ... end
     for i, tok in enumerate(tokens):
@@ -227,6 +230,7 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
             _hide_paragraph(tokens, i)
         for text in comments(tok):
             if (m := _SYBIL_SKIP.fullmatch(text)) is not None:
+                regions.append(i)  # an example of its own, as Sybil counts (it passes)
                 action, rest = m[1], m[2].strip()
                 reason, condition = _skip_args(rest)
                 if action == "next":
@@ -235,8 +239,14 @@ def _sybil(tokens: list[Token], mark: _Mark) -> None:
                     block = (reason, condition)
                 else:
                     block = None
+            elif _SYBIL_UNREAD.fullmatch(text):
+                warn(
+                    state,
+                    tok,
+                    "Sybil does not run this invisible-code-block (a space after `python`): nor does this site",
+                )
             elif (m := _SYBIL_INVISIBLE.fullmatch(text)) is not None:
-                mark(i).hidden_code = textwrap.dedent(m[1]).strip("\n") + "\n"
+                mark(i).hidden_code = textwrap.dedent(m[1] or "").strip("\n") + "\n"
                 mark(i).scope = "module"
                 _skip(mark(i), pending or block)
                 pending = None
