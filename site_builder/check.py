@@ -121,7 +121,7 @@ def tally(parsed: ParsedPost, run: PostRun) -> Tally | None:
     sybil = named == ["Sybil"]
     out.passed += len(parsed.env.get("sybil_skips", [])) if sybil else 0
     for block, result in zip(blocks, run.blocks, strict=True):
-        if block.scope in ("setup", "teardown"):
+        if block.scope in ("setup", "teardown") and not block.refused:  # a fixture (unless the tool refuses it)
             continue
         n = _examples(block) if sybil else 1
         failing = len((result.error or {}).get("examples") or [1]) if result.status == "failed" and sybil else n
