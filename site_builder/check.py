@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from site_builder.models import ParsedPost
 from site_builder.parse import parse_post
 
 if TYPE_CHECKING:
+    from site_builder.execute.blocks import CodeBlock
     from site_builder.execute.update import FileUpdate
 
 EXEC_CACHE = Path(".cache") / "exec"
@@ -41,6 +42,9 @@ class CheckReport:
         """Failed blocks, counting a post-level failure (timeout, crash) as one."""
         return sum(len(run.failures) for run in self.runs.values())
 
+    def tally(self, run: PostRun) -> Tally | None:
+        return tally(self.parsed[run.rel], run) if run.rel in self.parsed else None
+
     def as_json(self) -> list[dict[str, Any]]:
         return [
             {
@@ -58,6 +62,7 @@ class CheckReport:
                 "failures": [
                     {"line": f.line, "type": f.kind, "message": f.message, "detail": f.detail} for f in run.failures
                 ],
+                "as_tool": asdict(counted) if (counted := self.tally(run)) else None,  # as the convention's tool counts
             }
             for run in sorted(self.runs.values(), key=lambda r: r.rel)
         ]
@@ -84,6 +89,60 @@ def _python(parsed: ParsedPost) -> bool | None:
     langs = [(tok, fence_info(tok.info)[0]) for tok in parsed.tokens if tok.type == "fence"]
     found = [block_is_doctest(tok, lang) for tok, lang in langs if lang in EXEC_LANGS]
     return any(found) if found else None
+
+
+@dataclass
+class Tally:
+    """A post's tests as the tool of its declared convention counts them."""
+
+    tool: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def __str__(self) -> str:
+        unit = "example" if self.tool == "Sybil" else "test"
+        total = self.passed + self.failed + self.skipped
+        counts = f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+        return f"as {self.tool} counts: {total} {unit}{'s' * (total != 1)}, {counts}"
+
+
+def tally(parsed: ParsedPost, run: PostRun) -> Tally | None:
+    """The post's run counted as its convention's tool counts: phmdoctest and pytest-codeblocks count blocks (not
+    phmdoctest's setup and teardown: fixtures), Sybil each doctest example, block and skip directive (a skip with
+    no reason or condition leaves its examples passing). None without a declared convention."""
+    from site_builder.execute.blocks import code_blocks
+
+    tools = {"sybil": "Sybil", "phmdoctest": "phmdoctest", "pytest-codeblocks": "pytest-codeblocks"}
+    named = [tools[name] for name in parsed.post.conventions]
+    if not named or len(run.blocks) != len(blocks := code_blocks(parsed)):
+        return None
+    out = Tally(named[0] if len(named) == 1 else " and ".join(named))
+    sybil = named == ["Sybil"]
+    out.passed += len(parsed.env.get("sybil_skips", [])) if sybil else 0
+    for block, result in zip(blocks, run.blocks, strict=True):
+        if block.scope in ("setup", "teardown") and not block.refused:  # a fixture (unless the tool refuses it)
+            continue
+        n = _examples(block) if sybil else 1
+        failing = len((result.error or {}).get("examples") or [1]) if result.status == "failed" and sybil else n
+        if result.status == "skipped" and sybil and not (block.options.get("skip") or block.skipif):
+            out.passed += n  # skipped without a reason: Sybil evaluates nothing, and counts it passing
+        elif result.status == "skipped":
+            out.skipped += n
+        elif result.status == "passed":
+            out.passed += n
+        else:
+            out.failed += min(failing, n)
+            out.passed += n - min(failing, n)
+    return out
+
+
+def _examples(block: CodeBlock) -> int:
+    if block.kind != "doctest":
+        return 1
+    import doctest
+
+    return max(1, len(doctest.DocTestParser().get_examples(block.code)))
 
 
 def nothing_ran(report: CheckReport) -> str | None:

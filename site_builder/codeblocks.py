@@ -111,7 +111,7 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
 
     def hook(tok: Token, lang: str, opts: dict[str, str], env: EnvType) -> str | None:
         line = int(env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
-        if lang == "output":  # an expected output, verified against what the block printed
+        if lang == "output" or tok.meta.get("expected_output"):  # an expected output, checked against the stdout
             block = state["last"] if tok.meta.get("expected_output") else None  # else nothing checked it
             state["last"], value, after_output[0] = None, after_output[0], ""
             return None if block is None else _expected_output(block, tok.content) + value

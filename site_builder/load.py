@@ -16,6 +16,7 @@ import yaml
 from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
 from site_builder.config.site import has_scheme, path_problem
+from site_builder.config.siteexec import conventions
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Alias, Post
@@ -145,6 +146,7 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         warnings=front.warnings,
         draft=bool(meta.get("draft")) or meta.get("published") is False,
         execute=meta.get("execute") is True,
+        conventions=_conventions(front, cfg, rel),
         cells=cells,
         page=page,
         hidden=meta.get("hidden") is True,
@@ -193,6 +195,14 @@ def aliases(front: FrontMatter, rel: str, permalink: str) -> list[Alias]:
                 raise SiteError(f"bad {key} {text!r}: {problem or 'empty'}", rel, line)
             found.append(Alias(path, line))
     return found
+
+
+def _conventions(front: FrontMatter, cfg: SiteConfig, rel: str) -> tuple[str, ...]:
+    """The post's `exec: conventions`, else site.yml's."""
+    raw = front.meta.get("exec")
+    if isinstance(raw, dict) and "conventions" in raw:
+        return conventions(raw["conventions"], rel, front.line("exec.conventions"))
+    return cfg.exec.conventions
 
 
 def tag_is_path(tag: str) -> bool:

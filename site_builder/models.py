@@ -47,6 +47,7 @@ class Post:
     warnings: list[SiteWarning] = field(default_factory=list)  # problems that do not stop the build
     draft: bool = False  # `draft: true`: not built
     execute: bool = False  # `execute: true`: its Python blocks run
+    conventions: tuple[str, ...] = ()  # `exec: conventions` (or site.yml's): other tools' conventions it is read with
     page: bool = False  # from the pages folder (`about.md` -> /about/): in no list or feed, dated or not
     cells: CellMap | None = None  # a notebook's: the cell and line of each of its lines (notebook.py)
     hidden: bool = False  # `hidden: true` (al-folio): built at its address, in no list, tag page or feed

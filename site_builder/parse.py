@@ -18,6 +18,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from site_builder.admonitions import admonitions_plugin
+from site_builder.conventions import read_conventions
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
@@ -213,8 +214,11 @@ def _check_fence_options(state: StateCore) -> None:
         if tok.type != "fence" or "{" not in tok.info:
             continue
         lang, options = fence_info(tok.info)
+        read = "run" in tok.meta  # a declared convention read the block (Sybil's MyST {code-block}, {doctest})
         for name in options:
             if name in FENCE_OPTIONS or name.lower() in _FOREIGN_FENCE_OPTIONS or name == lang:
+                continue
+            if read and name in ("code-block", "doctest"):
                 continue
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(FENCE_OPTIONS)}"
@@ -281,6 +285,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.push("gallery_figures", _gallery_rules)
     md.core.ruler.push("bilingual_lines", _bilingual_rules)
     md.core.ruler.push("inline_lines", _inline_lines)
+    md.core.ruler.push("conventions", read_conventions)  # before other_tools: what a convention reads is no trap
     md.core.ruler.push("other_tools", other_tools)
     md.core.ruler.push("pair_outputs", _pair_outputs)
     md.core.ruler.push("fence_options", _check_fence_options)

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from site_builder.conventions import comments, declared, phmdoctest_roles
 from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, warn
 
 
@@ -24,6 +25,13 @@ class Directive(NamedTuple):
     tool: str
     kind: str
     does: str
+
+    @property
+    def convention(self) -> str:
+        """The `exec: conventions` name that reads it ("" for none)."""
+        return {"Sybil": "sybil", "phmdoctest": "phmdoctest", "pytest-codeblocks": "pytest-codeblocks"}.get(
+            self.tool, ""
+        )
 
 
 def _directive(pattern: str, tool: str, kind: str, does: str) -> Directive:
@@ -54,6 +62,7 @@ DIRECTIVES = (
     _directive(r"invisible-code-block:\s*python\b.*", "Sybil", "hidden", "runs hidden code"),
     _directive(r"phmdoctest-clear-names", "phmdoctest", "clear", "deletes the names shared so far"),
     _directive(r"clear-namespace", "Sybil", "clear", "clears the names defined so far"),
+    _directive(r"phmdoctest-label\s+(?![A-Za-z_]\w*\s*$).*", "phmdoctest", "refused", "is a label that fails the file"),
     _directive(r"phmdoctest-(share-names|label\b.*)", "phmdoctest", "same", "labels or shares a block"),
     _directive(r"pytest-codeblocks:\s*cont", "pytest-codeblocks", "same", "continues the block before"),
 )
@@ -64,11 +73,13 @@ INSTEAD = {
     "hidden": "write ```python {hide} (run, not shown)",
     "requires": "list the module in `exec: {requires: [name]}` (a missing one fails the post, naming it)",
     "clear": "a post's blocks share one session to its end (give the names of a new example new names)",
+    "refused": "name it with a Python identifier",
     "same": "",  # a post's blocks run in order in one session: what these do is what happens here anyway
 }
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
 _ADD_EXECUTE = "add `execute: true` to the front matter"
 BARE_OUTPUT = "a bare code block after python code is its expected output in phmdoctest; here it is not checked"
+_OR_DECLARE = "write it as ```output right after the code, or set `exec: {conventions: [phmdoctest]}` to check it"
 CODE_CELL_NOT_RUN = (
     "a ```{code-cell} block runs in MyST-NB; here it is not run: " + _ADD_EXECUTE + " (it then runs as a python block)"
 )
@@ -79,9 +90,10 @@ _OPTION_LINE = re.compile(r":([\w-]+):[ \t]*(.*)")
 
 def other_tools(state: StateCore) -> None:
     """The parse rule: warnings for what other tools read (once a kind per post), and code cells as python blocks."""
-    if "```" not in state.src and "~~~" not in state.src and "<!--" not in state.src:  # no fence, no comment
+    if "```" not in state.src and "~~~" not in state.src and "<!--" not in state.src and "%" not in state.src:
         return
     executes = bool(getattr(state.env.get("post"), "execute", False))
+    read = declared(state) if executes else ()  # conventions read here: what they read is no trap
     seen: set[str] = set()
 
     def once(kind: str, tok: Token, message: str) -> None:
@@ -90,28 +102,28 @@ def other_tools(state: StateCore) -> None:
             warn(state, tok, message)
 
     tokens = state.tokens
+    paired = {i for i, role in phmdoctest_roles(tokens).items() if role == "output"}
     for i, tok in enumerate(tokens):
         if tok.type == "fence" and "code-cell" in fence_info(tok.info)[1]:
             if not executes:
                 once("code-cell", tok, CODE_CELL_NOT_RUN)
             _code_cell(state, tok, executes)
-        elif tok.type == "fence" and not tok.info.strip() and _after_python(tokens, i):
-            once(
-                "bare",
-                tok,
-                f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + "write it as ```output",
-            )
-        elif tok.type == "html_block" and "<!--" in tok.content:
-            for head, directive in directives(tok.content):
-                if not (executes and directive.kind == "same"):
-                    once(directive.kind, tok, directive_message(head, directive, executes))
+        elif tok.type == "fence" and (i in paired or (not tok.info.strip() and _after_python(tokens, i))):
+            if "phmdoctest" not in read and "run" not in tok.meta:  # not read by a declared convention
+                warn(state, tok, f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + _OR_DECLARE)
+        elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
+            for head, directive in directives(tok):
+                first = not any(t.type == "fence" for t in tokens[:i])
+                if directive.convention in read or (executes and directive.kind == "same" and not first):
+                    continue
+                once(directive.kind, tok, directive_message(head, directive, executes))
 
 
-def directives(html: str) -> list[tuple[str, Directive]]:
-    """The other tools' directives among the HTML comments of a block, each with its first line (to show)."""
+def directives(tok: Token) -> list[tuple[str, Directive]]:
+    """The other tools' directives among the comments of a token (HTML, or MyST `%` lines), each with its first
+    line (to show)."""
     found = []
-    for comment in _COMMENT.finditer(html):
-        text = comment.group(1).strip()
+    for text in comments(tok):
         for directive in DIRECTIVES:
             if directive.pattern.fullmatch(text):
                 head = text.splitlines()[0]
@@ -122,7 +134,12 @@ def directives(html: str) -> list[tuple[str, Directive]]:
 
 def directive_message(head: str, directive: Directive, executes: bool) -> str:
     said = f"`<!-- {head} -->` {directive.does} in {directive.tool}"
+    if directive.kind == "same" and executes:  # before any block: the tool stops there
+        return f"{said}, but no block comes before it: {directive.tool} fails the file (remove it)"
     instead = INSTEAD[directive.kind]
+    if directive.convention:
+        instead = f"{instead}, or " if instead else ""
+        instead += f"set `exec: {{conventions: [{directive.convention}]}}` to read it as {directive.tool} does"
     if executes:
         return f"{said}, not here: {instead}"
     then = f" and {instead}" if instead else " (its python blocks then run in order, in one session)"

@@ -29,6 +29,19 @@ def warnings(proc, rel: str) -> list[str]:
     return [line[len("warning: ") :] for line in proc.stderr.splitlines() if line.startswith(f"warning: {rel}:")]
 
 
+def bare(add: str = "") -> str:
+    """The warning about a bare block that phmdoctest would compare with what the code before it prints."""
+    return (
+        "a bare code block after python code is its expected output in phmdoctest; here it is not checked: "
+        f"{add}write it as ```output right after the code, or set `exec: {{conventions: [phmdoctest]}}` to check it"
+    )
+
+
+def conventions(name: str) -> str:
+    tool = {"sybil": "Sybil"}.get(name, name)
+    return f"or set `exec: {{conventions: [{name}]}}` to read it as {tool} does"
+
+
 def out(proc) -> str:
     return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
 
@@ -160,17 +173,20 @@ def test_a_post_without_execute_that_another_tool_would_test(tmp_path):
     # one warning per kind and post, at its first occurrence
     assert warnings(proc, rel) == [
         f"{rel}:{line_of(path, 'phmdoctest-skip')}: `<!-- phmdoctest-skip -->` skips the next block in phmdoctest; "
-        f"here this post's code does not run: {add} and write ```python {{skip}}",
-        f"{rel}:{line_of(path, '```', 5)}: a bare code block after python code is its expected output in phmdoctest; "
-        f"here it is not checked: {add} and write it as ```output",
+        f"here this post's code does not run: {add} and write ```python {{skip}}, {conventions('phmdoctest')}",
+        f"{rel}:{line_of(path, '```', 5)}: {bare(add + ' and ')}",
+        f"{rel}:{line_of(path, 'bye', 2) - 1}: {bare(add + ' and ')}",
         f"{rel}:{line_of(path, 'expected-output')}: `<!-- pytest-codeblocks:expected-output -->` makes the next block "
         f"expected output in pytest-codeblocks; here this post's code does not run: {add} and write the expected "
-        "output as ```output right after the code",
+        f"output as ```output right after the code, {conventions('pytest-codeblocks')}",
         f"{rel}:{line_of(path, 'code-cell')}: a ```{{code-cell}} block runs in MyST-NB; here it is not run: {add} "
         "(it then runs as a python block)",
     ], out(proc)
-    # a bare block after prose, or a ```text block, is nothing phmdoctest reads either: no warning
-    assert not warnings(proc, "content/posts/plain.md"), out(proc)
+    # a bare block after prose is what phmdoctest compares too; a ```text block is not
+    plain = site / "content" / "posts" / "plain.md"
+    assert warnings(proc, "content/posts/plain.md") == [
+        f"content/posts/plain.md:{line_of(plain, '```', 3)}: {bare(add + ' and ')}"
+    ], out(proc)
     page = (site / "output" / "blog" / "2024" / "phm" / "index.html").read_text(encoding="utf-8")
     assert "remove-cell" not in page and '1</span> <span class="o">+</span>' in page  # the cell's options left
 
@@ -231,10 +247,10 @@ def test_other_tools_conventions_in_an_executing_post(tmp_path):
     assert warnings(proc, rel) == [
         f"{rel}:{line_of(path, '<!-- skip -->')}: `<!-- skip -->` skips the next block in other tools, not here: "
         "write ```python {skip}",
-        f"{rel}:{line_of(path, '```', 3)}: a bare code block after python code is its expected output in phmdoctest; "
-        "here it is not checked: write it as ```output",
+        f"{rel}:{line_of(path, '```', 3)}: {bare()}",
         f"{rel}:{line_of(path, 'xfail')}: `<!-- pytest.mark.xfail -->` expects the next block to fail in "
-        "pytest-codeblocks, not here: write ```python {raises=ValueError} (the exception's name)",
+        "pytest-codeblocks, not here: write ```python {raises=ValueError} (the exception's name), "
+        + conventions("pytest-codeblocks"),
         f"{rel}:{line_of(path, 'code-cell', 2)}: code cell options not read here: hide-input (the tags "
         "skip-execution, remove-cell and raises-exception are read as {skip}, {hide} and {raises=Exception})",
     ], out(proc)

@@ -119,6 +119,7 @@ class BuildContext:
         loading_key = content_key(
             RENDER_VERSION, config.permalink, config.url, config.language, config.posts_dir, repr(config.languages),
             repr(sorted(config.math_macros.items())),
+            *((repr(config.exec.conventions),) if config.exec.conventions else ()),  # how posts are read
         )  # fmt: skip
         files = theme_files(theme) + site_static_files(config)
         ctx = cls(

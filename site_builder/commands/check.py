@@ -22,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
         counts = f"{run.count('passed')} passed, {len(run.failures)} failed, {run.count('skipped')} skipped"
         if run.rel in update.files:
             counts += f", {len(update.files[run.rel].updated)} updated"
+        counts += f"; {counted}" if (counted := report.tally(run)) else ""
         print(f"{run.rel}: {how}: {counts}" + ("" if run.cached else f" in {run.seconds:.2f}s"))
         for line in failure_lines(run):
             print(line)

@@ -17,12 +17,14 @@ class SiteExec:
     env: list[str] = field(default_factory=list)
     network: bool = True
     preload: list[str] = field(default_factory=list)  # modules imported once, before the posts are forked
+    conventions: tuple[str, ...] = ()  # other tools' conventions read in every executing post (a post may say its own)
 
 
 CONFIG_NAME = "site.yml"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-_SITE_EXEC = ("env", "network", "preload")
+_SITE_EXEC = ("env", "network", "preload", "conventions")
+CONVENTIONS = ("phmdoctest", "sybil", "pytest-codeblocks")
 
 
 def site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
@@ -45,7 +47,19 @@ def site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
         raise SiteError(message, CONFIG_NAME, lines.get("exec.env") or lines.get("exec"))
     site.env = list(env)
     site.preload = _preload(raw.get("preload"), lines)
+    site.conventions = conventions(
+        raw.get("conventions"), CONFIG_NAME, lines.get("exec.conventions") or lines.get("exec")
+    )
     return site
+
+
+def conventions(raw: Any, where: str, line: int | None) -> tuple[str, ...]:
+    """`exec: conventions`: the other tools whose conventions a post is read with (`[phmdoctest, sybil]`)."""
+    names = [raw] if isinstance(raw, str) else (raw or [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in CONVENTIONS for n in names):
+        message = f"exec: conventions must be a list of {', '.join(CONVENTIONS)}, got {raw!r}"
+        raise SiteError(message, where, line)
+    return tuple(names)
 
 
 def _preload(raw: Any, lines: dict[str, int]) -> list[str]:

@@ -42,10 +42,9 @@ def _capture_end(path: str, saved: tuple[int, int], cap: int) -> tuple[str, str,
         sys.stderr.flush()
     except Exception:
         pass
-    os.dup2(saved[0], 1)
-    os.dup2(saved[1], 2)
-    os.close(saved[0])
-    os.close(saved[1])
+    for fd, copy in ((1, saved[0]), (2, saved[1])):
+        os.dup2(copy, fd)
+        os.close(copy)
     texts, over = [], False
     for suffix in (".out", ".err"):
         with open(path + suffix, "rb") as fh:
@@ -212,12 +211,8 @@ def run_exec(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str) -
             "fatal": isinstance(exc, (SystemExit, MemoryError)),
         }
     if raises:
-        return {
-            "status": "failed",
-            "error": _error(
-                "DidNotRaise", f"expected {raises} to be raised, but the block ran to its end", block["line"]
-            ),
-        }
+        message = f"expected {raises} to be raised, but the block ran to its end"
+        return {"status": "failed", "error": _error("DidNotRaise", message, block["line"])}
     return {"status": "passed", "value": value} if value else {"status": "passed"}
 
 
@@ -246,14 +241,8 @@ class _CollectingRunner(doctest.DocTestRunner):
         message = str(exc)
         if isinstance(exc, EOFError):
             message = "the code read from standard input, which is closed while posts run"
-        self.collected.append(
-            _error(
-                type(exc).__name__,
-                message,
-                line,
-                f">>> {example.source.strip()}\n" + "".join(traceback.format_exception_only(type(exc), exc)),
-            )
-        )
+        detail = f">>> {example.source.strip()}\n" + "".join(traceback.format_exception_only(type(exc), exc))
+        self.collected.append(_error(type(exc).__name__, message, line, detail))
 
 
 def run_doctest(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str) -> dict[str, Any]:
@@ -268,10 +257,8 @@ def run_doctest(block: dict[str, Any], ns: dict[str, Any], rel: str, memory: str
         ns.update(test.globs)  # DocTest works on a copy: names defined in `>>>` lines stay for later blocks
     if runner.collected:
         first = dict(runner.collected[0], examples=runner.collected)  # every failing example, for check --update
-        if len(runner.collected) > 1:
-            first = dict(
-                first, traceback=first["traceback"] + f"\n(and {len(runner.collected) - 1} more failing examples)"
-            )
+        more = len(runner.collected) - 1
+        first["traceback"] += f"\n(and {more} more failing examples)" if more else ""
         return {"status": "failed", "error": first, "examples": len(test.examples), "failures": runner.collected}
     return {"status": "passed", "examples": len(test.examples)}
 
@@ -295,24 +282,67 @@ def main(job_path: str) -> int:
 def _run_blocks(job: dict[str, Any], ns: dict[str, Any], out: Any) -> None:
     """Each block in turn, its result written (and flushed) as soon as known: a crash loses no earlier result."""
     stop = None
+    scopes: dict[str, Any] = {}  # phmdoctest's: the setup block, the last local namespace, the sessions' own
     for block in job["blocks"]:
         result: dict[str, Any]
         if stop is not None:
             result = {"status": "not run", "reason": stop}
-        elif block.get("skip"):
+        elif block.get("refused"):
+            result = {"status": "failed", "error": _error("Refused", block["refused"], block["line"])}
+        elif block.get("skip") or _skipped(block, ns):
             result = {"status": "skipped"}
+        elif block["kind"] == "clear":
+            result = {"status": "passed"} if _clear(ns, job["rel"]) else {}
         else:
-            result = _run_block(block, ns, job)
+            result = _run_block(block, _scope(block, ns, scopes, job), job)
+            ns.update(scopes["share"] if block.get("scope") == "share" else {})  # phmdoctest-share-names
+            scopes.update({"setup": block} if block.get("scope") == "setup" else {})
             if result.get("fatal") or (
                 result["status"] == "failed"
+                and not block.get("scope")  # a convention's blocks are checked one by one, as its tool does
                 and result["error"]["type"] not in ("OutputMismatch", "DidNotRaise", "OutputTooLarge")
             ):
                 stop = f"an earlier block (line {block['line']}) failed"
+        if block.get("clear_after") and result["status"] == "passed":
+            _clear(ns, job["rel"])
         result["index"] = block["index"]
         out.write(json.dumps(result) + "\n")
         out.flush()
         if result.get("fatal"):
             break
+
+
+def _skipped(block: dict[str, Any], ns: dict[str, Any]) -> bool:
+    """A convention's skip: its `importorskip` module is missing, or its `skipif` is true (false if it raises)."""
+    try:
+        if block.get("importorskip"):
+            __import__(block["importorskip"])
+        return bool(block.get("skipif") and eval(block["skipif"], {**ns, "sys": sys}))
+    except ImportError:
+        return bool(block.get("importorskip"))
+    except Exception:
+        return False
+
+
+def _clear(ns: dict[str, Any], rel: str) -> dict[str, Any]:
+    """The names defined so far forgotten (Sybil's clear-namespace, phmdoctest-clear-names)."""
+    ns.clear()
+    ns.update({"__name__": "__main__", "__file__": rel})
+    return ns
+
+
+def _scope(block: dict[str, Any], ns: dict[str, Any], scopes: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
+    """A convention's namespaces: pytest-codeblocks' blocks each their own; phmdoctest's code blocks a copy of the
+    post's (setup and share-names blocks add to it), its sessions a copy of their own (the setup run again)."""
+    scope = block.get("scope") or "module"
+    if scope == "session" and "session" not in scopes:
+        scopes["session"] = _clear({}, job["rel"])
+        if "setup" in scopes:
+            _run_block(scopes["setup"], scopes["session"], job)
+    base = {"fresh": _clear({}, job["rel"]), "session": scopes.get("session")}.get(scope) or ns
+    scopes[scope] = dict(base) if scope in ("local", "share", "session") else base
+    result: dict[str, Any] = scopes[scope]
+    return result
 
 
 def _run_block(block: dict[str, Any], ns: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
@@ -342,31 +372,26 @@ def _run_block(block: dict[str, Any], ns: dict[str, Any], job: dict[str, Any]) -
 
 def _output_mismatch(block: dict[str, Any], stdout: str) -> dict[str, Any] | None:
     """The error when the block printed something else than its output block says, with a diff."""
-    want, got = _normalise(block["expected"]), _normalise(stdout)
+    how = block.get("compare") or ""  # exact: phmdoctest's _phm_compare_exact, every line as printed, no more
+    norm = {"exact": lambda t: "\n".join(t.splitlines()), "nospace": lambda t: re.sub(r"\s+", "", t)}.get(how)
+    want, got = ((norm or _normalise)(t) for t in (block["expected"], stdout))
     if want == got:
         return None
     import difflib
 
-    diff = "".join(
-        difflib.unified_diff(
-            (want + "\n").splitlines(True),
-            (got + "\n").splitlines(True),
-            f"expected (line {block['expected_line']})",
-            "actual output",
-        )
-    )
+    before, after = ((text + "\n").splitlines(True) for text in (want, got))
+    diff = "".join(difflib.unified_diff(before, after, f"expected (line {block['expected_line']})", "actual output"))
     message = "the block printed something else than its output block says"
     return _error("OutputMismatch", message, block["expected_line"], diff)
 
 
 def _shutdown_ray() -> None:
     ray = sys.modules.get("ray")
-    if ray is not None:
-        try:
-            if ray.is_initialized():
-                ray.shutdown()
-        except Exception:
-            pass
+    try:
+        if ray is not None and ray.is_initialized():
+            ray.shutdown()
+    except Exception:
+        pass
 
 
 if __name__ == "__main__":

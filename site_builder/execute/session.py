@@ -112,6 +112,12 @@ def _payload(job: Job, result_path: str) -> dict[str, Any]:
             "raises": b.raises,
             "expected": b.expected,
             "expected_line": b.expected_line,
+            "skipif": b.skipif,
+            "importorskip": b.importorskip,
+            "compare": b.compare,
+            "clear_after": b.clear_after,
+            "scope": b.scope,
+            "refused": b.refused,
         }
         for b in job.blocks
     ]

@@ -13,7 +13,7 @@ from site_builder.models import Post
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY = 4 << 30
 DEFAULT_PROCESSES = 100  # processes of one post running at once (its own included)
-SETTINGS = ("timeout", "memory", "requires", "files", "network", "processes")
+SETTINGS = ("timeout", "memory", "requires", "files", "network", "processes", "conventions")
 _UNITS = {
     **{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40},
     **{"kb": 1000, "mb": 10**6, "gb": 10**9, "tb": 10**12},

@@ -1,0 +1,337 @@
+"""Other tools' conventions for the code in Markdown, read as those tools read them when a post or site.yml declares
+them (`exec: {conventions: [phmdoctest, sybil, pytest-codeblocks]}`): phmdoctest's bare fence after python code as its
+expected output (prose between or not) and its `<!--phmdoctest-...-->` directives; Sybil's `skip:`,
+`invisible-code-block:` and `clear-namespace` (in HTML comments or MyST `%` comments) and its MyST `{doctest}`
+blocks; pytest-codeblocks' `<!--pytest-codeblocks:...-->` and `<!--pytest.mark.skip...-->`.
+
+A rule of the parse stage: it leaves what it read on the tokens (`tok.meta["run"]`, a `Marks`), which
+`execute.blocks.code_blocks` turns into the blocks a post runs. Without a declared convention, `traps` warns."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from site_builder.fences import fence_info, warn
+
+PHMDOCTEST_CODE = ("python", "py3", "python3")  # phmdoctest's python blocks: info strings starting with these
+_COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
+_SYBIL_SKIP = re.compile(r"skip:\s*(next|start|end)\s*(.*)", re.DOTALL)
+_SYBIL_INVISIBLE = re.compile(r"invisible-code-block:[ \t]*python(?:\n(.*))?", re.DOTALL)
+_SYBIL_UNREAD = re.compile(r"invisible-code-block:[ \t]*python[ \t]+(?:\n.*)?", re.DOTALL)  # Sybil's lexer misses it
+_SKIPIF_MINOR = re.compile(r"phmdoctest-mark\.skipif<3\.(\d+)")
+_CODEBLOCKS = re.compile(r"-*\s*pytest-codeblocks:(.*)", re.DOTALL)
+_PYTEST_MARK = re.compile(r"-*\s*pytest\.mark\.(skip|skipif|xfail)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_HIDDEN_PYTHON = re.compile(r"\A\s*<!--[^\n]*\n\s*```python[^\n]*\n(.*?)^\s*```", re.DOTALL | re.MULTILINE)
+_WITH_REASON = "(lambda condition, reason='': condition)"  # `if(cond, reason=...)` as an expression of `cond`
+_Mark = Callable[[int], "Marks"]
+
+
+@dataclass
+class Marks:
+    """What a convention says about one block (on a fence token), or a block it adds (on a comment's token)."""
+
+    skip: str | None = None  # skipped, with this reason ("" for none)
+    skipif: str | None = None  # a Python expression: skipped when true (evaluated where the post runs)
+    importorskip: str | None = None  # skipped when this module cannot be imported
+    raises: str | None = None  # it must raise this exception (pytest-codeblocks' xfail)
+    expected: str | None = None  # expected stdout
+    expected_line: int | None = None
+    compare: str = ""  # how stdout is compared: exact (line by line as printed), nospace (without any whitespace),
+    # or "" (trailing spaces and blank lines dropped)
+    doctest: bool = False  # a doctest session although its fence does not say so (MyST `{doctest}`)
+    inert: bool = False  # this fence does not run: another block's expected output, or one its tool leaves out
+    hidden_code: str | None = None  # code run but not shown (Sybil's invisible-code-block)
+    clear: bool = False  # the names defined so far are forgotten (before this point)
+    clear_after: bool = False  # ... after this block runs (phmdoctest-clear-names)
+    cont: list[Token] = field(default_factory=list)  # pytest-codeblocks `cont` blocks appended to this one
+    scope: str = ""  # the namespace: the post's (module: Sybil's), phmdoctest's (setup, local: a function's, share:
+    # local, then shared, session), fresh (pytest-codeblocks: a block's own); a failure does not stop the others
+    dedent: bool = False  # the code dedented (Sybil)
+    omit: bool = False  # phmdoctest's inline `# phmdoctest:omit` and `phmdoctest:pass` comments applied
+    refused: str | None = None  # the tool refuses the file: the block fails with this message
+
+
+def declared(state: StateCore) -> tuple[str, ...]:
+    return tuple(getattr(state.env.get("post"), "conventions", ()) or ())
+
+
+def comments(tok: Token) -> list[str]:
+    """The comments a token is made of: an HTML block's `<!-- -->` comments, or a paragraph of MyST `%` lines."""
+    if tok.type == "html_block":
+        return [m.group(1).strip("- \n") for m in _COMMENT.finditer(tok.content)]
+    if tok.type == "inline" and tok.content.startswith("%"):  # up to the first line that is not a `%` comment
+        lines = tok.content.split("\n")
+        end = next((k for k, line in enumerate(lines) if not line.startswith("%")), len(lines))
+        head, *rest = (line[1:] for line in lines[:end])
+        return [head.strip() + ("\n" + textwrap.dedent("\n".join(rest)) if rest else "")]
+    return []
+
+
+def read_conventions(state: StateCore) -> None:
+    """The parse rule: marks on the tokens for each declared convention."""
+    names = declared(state)
+    if not names or not getattr(state.env.get("post"), "execute", False):
+        return
+    marks: dict[int, Marks] = {}
+    tokens = state.tokens
+
+    def mark(i: int) -> Marks:
+        return marks.setdefault(i, Marks())
+
+    if "phmdoctest" in names:
+        _phmdoctest(tokens, mark, state)
+    if "sybil" in names:
+        _sybil(state, mark, state.env.setdefault("sybil_skips", []))
+    if "pytest-codeblocks" in names:
+        _codeblocks(tokens, mark, state)
+    for i, m in marks.items():
+        tokens[i].meta["run"] = m
+
+
+def _line(state: StateCore, tok: Token) -> int:
+    return int(state.env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
+
+
+def _fences(tokens: list[Token]) -> list[int]:
+    return [i for i, tok in enumerate(tokens) if tok.type == "fence"]
+
+
+def phmdoctest_roles(tokens: list[Token]) -> dict[int, str]:
+    """phmdoctest's role of each fence (`fillrole.identify_code_output_session_blocks`): code, session, or the
+    output of the code fence before it (the fence before it in the file, whatever stands between)."""
+    roles: dict[int, str] = {}
+    previous = None
+    for i in _fences(tokens):
+        tok = tokens[i]
+        info = tok.info.strip()
+        role = "code" if info.startswith(PHMDOCTEST_CODE) else ""
+        role = "session" if tok.content.startswith(">>> ") and info.startswith("py") else role
+        if previous is not None and not info and roles.get(previous) == "code":
+            role = "output"
+        if role:
+            roles[i] = role
+        previous = i
+    return roles
+
+
+def preceding(tokens: list[Token], i: int) -> list[str]:
+    """The HTML comments right before token `i` (phmdoctest's directives of a block), in file order."""
+    found: list[str] = []
+    j = i - 1
+    while j >= 0 and tokens[j].type == "html_block" and tokens[j].content.lstrip().startswith("<!--"):
+        found[:0] = comments(tokens[j])
+        j -= 1
+    return found
+
+
+def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
+    roles = phmdoctest_roles(tokens)
+    last_code = None
+    phases: dict[str, list[int]] = {"setup": [], "teardown": []}  # the blocks with each directive
+    for i, role in roles.items():
+        tok, said, m = tokens[i], preceding(tokens, i), mark(i)
+        if role == "output":
+            m.inert = True
+            if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
+                code = mark(last_code)
+                code.expected, code.expected_line, code.compare = tok.content, _line(state, tok), "exact"
+                _shown_as_output(tokens[last_code], tok)
+            continue
+        last_code = i if role == "code" else None
+        m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
+        m.inert = not tok.content  # an empty block is no test (phmdoctest: DEL_CODE)
+        for text in said:
+            _phmdoctest_directive(text, m, role)
+            if text in ("phmdoctest-setup", "phmdoctest-teardown") and role == "code":
+                phases[text[len("phmdoctest-") :]].append(i)
+    for phase, marked in phases.items():
+        for i in marked:
+            mark(i).expected = None  # setup and teardown have no output block (phmdoctest: DEL_OUTPUT)
+        for i in marked[1:]:
+            lines = ", ".join(str(_line(state, tokens[j])) for j in marked)
+            mark(i).refused = f"more than one block has <!--phmdoctest-{phase}--> (lines {lines}): phmdoctest refuses"
+
+
+def _phmdoctest_directive(text: str, m: Marks, role: str) -> None:
+    """One `<!--phmdoctest-...-->` directive before a code block or a session (which reads only skip and label);
+    one phmdoctest refuses (`cases.py`) fails the block."""
+    label = text[len("phmdoctest-label ") :].strip() if text.startswith("phmdoctest-label ") else None
+    if label is not None and not label.isidentifier():
+        m.refused = f"<!--{text}--> must be a valid python identifier: phmdoctest refuses"
+    elif text == "phmdoctest-skip":  # no test at all (a mark.skip one is a skipped test)
+        m.inert = True
+    elif role != "code":
+        return
+    elif text == "phmdoctest-mark.skip":
+        m.skip = text
+    elif text.startswith("phmdoctest-mark.skipif<3."):
+        minor = _SKIPIF_MINOR.fullmatch(text)
+        if minor is None:
+            m.refused = f"<!--{text}--> must be a decimal number and >= zero: phmdoctest refuses"
+        else:
+            m.skipif = f"sys.version_info < (3, {int(minor[1])})"
+    elif text == "phmdoctest-clear-names":
+        m.clear_after = True
+    elif text == "phmdoctest-share-names" and m.scope == "local":
+        m.scope = "share"
+    elif text in ("phmdoctest-setup", "phmdoctest-teardown"):
+        m.scope = text[len("phmdoctest-") :]
+
+
+def phmdoctest_inline(code: str) -> str:
+    """phmdoctest's inline commands (`inline.apply_inline_commands`): a line ending in `phmdoctest:pass` becomes
+    `pass`; one ending in `phmdoctest:omit` is left out with the lines indented under it (as comments: the lines stay
+    where they are)."""
+    out: list[str] = []
+    column: int | None = None  # the indent of the omitted statement, while omitting
+    for line in code.split("\n"):
+        indent = len(line) - len(line.lstrip())
+        if column is not None and (not line.strip() or indent > column):
+            out.append(" " * column + "# " + line.strip() if line.strip() else "")
+            continue
+        column = None
+        if re.match(r"\s*#", line):
+            out.append(line)
+        elif line.endswith("phmdoctest:pass"):
+            out.append(" " * indent + "pass  # " + line[indent:])
+        elif line.endswith("phmdoctest:omit"):
+            column = indent
+            out.append(" " * indent + "# " + line[indent:])
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _sybil(state: StateCore, mark: _Mark, regions: list[int]) -> None:
+    """Sybil's skip, invisible-code-block and clear-namespace, and its MyST `{doctest}` blocks; `regions` gets the
+    skip directives (which Sybil counts as examples)."""
+    tokens = state.tokens
+    pending: tuple[str, str | None] | None = None  # skip: next (reason, condition)
+    block: tuple[str, str | None] | None = None  # skip: start ... end
+    for i, tok in enumerate(tokens):
+        if tok.type == "fence":
+            lang, options = fence_info(tok.info)
+            myst_doctest = "doctest" in options and not lang
+            if myst_doctest:
+                mark(i).doctest = True
+            if lang != "python" and not myst_doctest:
+                continue
+            mark(i).dedent, mark(i).scope = True, mark(i).scope or "module"
+            _skip(mark(i), pending or block)
+            pending = None
+            continue
+        if tok.type == "inline" and all(line.startswith("%") for line in tok.content.split("\n")):
+            _hide_paragraph(tokens, i)
+        for text in comments(tok):
+            if (m := _SYBIL_SKIP.fullmatch(text)) is not None:
+                regions.append(i)  # an example of its own, as Sybil counts (it passes)
+                action, rest = m[1], m[2].strip()
+                reason, condition = _skip_args(rest)
+                if action == "next":
+                    pending = (reason, condition)
+                elif action == "start":
+                    block = (reason, condition)
+                else:
+                    block = None
+            elif _SYBIL_UNREAD.fullmatch(text):
+                warn(
+                    state,
+                    tok,
+                    "Sybil does not run this invisible-code-block (a space after `python`): nor does this site",
+                )
+            elif (m := _SYBIL_INVISIBLE.fullmatch(text)) is not None:
+                mark(i).hidden_code = textwrap.dedent(m[1] or "").strip("\n") + "\n"
+                mark(i).scope = "module"
+                _skip(mark(i), pending or block)
+                pending = None
+            elif text == "clear-namespace":
+                mark(i).clear = True
+
+
+def _shown_as_output(code: Token, output: Token) -> None:
+    """The page shows the expected output as an ```output block's (verified, or not), not the code's stdout too."""
+    code.meta["has_output"] = output.meta["expected_output"] = True
+
+
+def _hide_paragraph(tokens: list[Token], i: int) -> None:
+    """A paragraph of MyST `%` comment lines is not shown (as MyST shows none)."""
+    if 0 < i < len(tokens) - 1 and tokens[i - 1].type == "paragraph_open":
+        tokens[i - 1].hidden = tokens[i + 1].hidden = True
+        tokens[i].children = []
+
+
+def _skip(m: Marks, skip: tuple[str, str | None] | None) -> None:
+    """A Sybil skip (reason, condition) on the example it applies to."""
+    if skip is not None:
+        m.skip, m.skipif = (None, skip[1]) if skip[1] else (skip[0], None)
+
+
+def _skip_args(rest: str) -> tuple[str, str | None]:
+    """A Sybil skip's reason and condition: `"reason"`, or `if(condition, reason="...")`."""
+    if rest.startswith("if(") and rest.endswith(")"):
+        return "", f"{_WITH_REASON}{rest[2:]}"
+    return rest.strip("\"'"), None
+
+
+def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
+    """pytest-codeblocks (`main.extract_from_buffer`): skip, skipif, importorskip before a block; expected-output
+    and cont after one; a python block inside an HTML comment runs hidden."""
+    before = Marks()  # what the comments since the last block say of the next one
+    then = ""  # "expected-output", "expected-output-ignore-whitespace" or "cont": the next fence to the last block
+    last: int | None = None
+    for i, tok in enumerate(tokens):
+        hidden = _HIDDEN_PYTHON.search(tok.content) if tok.type == "html_block" else None
+        if tok.type == "fence" and then:
+            if last is None:
+                mark(i).refused = f"<!--pytest-codeblocks:{then}--> but no previous code block: pytest-codeblocks fails"
+            elif then == "cont":
+                mark(last).cont.append(tok)
+            else:
+                m = mark(last)
+                m.expected, m.expected_line = tok.content, _line(state, tok)
+                m.compare = "nospace" if then.endswith("whitespace") else "exact"
+                _shown_as_output(tokens[last], tok)
+            mark(i).inert, then = last is not None, ""
+        elif tok.type == "fence" or hidden is not None:
+            if hidden is not None:
+                mark(i).hidden_code = hidden[1]
+            if hidden is not None or fence_info(tok.info)[0] == "python":
+                last = i
+                m = mark(i)
+                m.skip, m.skipif, m.importorskip, m.scope = before.skip, before.skipif, before.importorskip, "fresh"
+                m.raises = before.raises
+            before = Marks()
+        for text in comments(tok) if tok.type == "html_block" and hidden is None else []:
+            then = _codeblocks_directive(text, before) or then
+
+
+def _codeblocks_directive(text: str, before: Marks) -> str:
+    """One pytest-codeblocks comment: what it says of the next block (on `before`), or what the next fence is to
+    the last block (returned)."""
+    if (cb := _CODEBLOCKS.fullmatch(text)) is not None:
+        word = cb[1].strip("- ")
+        if word in ("expected-output", "expected-output-ignore-whitespace", "cont"):
+            return word
+        if word == "skip":
+            before.skip = f"pytest-codeblocks:{word}"
+        elif word in ("expect-exception", "expect-error"):
+            before.raises = "Exception"
+        elif word.startswith("skipif(") and word.endswith(")"):
+            before.skipif = f"{_WITH_REASON}({word[7:-1]})"
+        elif word.startswith("importorskip(") and word.endswith(")"):
+            before.importorskip = word[13:-1].strip("\"' ")
+    elif (pm := _PYTEST_MARK.fullmatch(text)) is not None:
+        if pm[1] == "skip":
+            before.skip = "pytest.mark.skip"
+        elif pm[1] == "xfail":  # must raise (what `raises=` names); one that does not fails here (pytest: XPASS)
+            raises = re.search(r"raises\s*=\s*([\w.]+)", pm[2] or "")
+            before.raises = raises[1] if raises else "Exception"
+        elif pm[2]:
+            before.skipif = f"{_WITH_REASON}({pm[2]})"
+    return ""
