@@ -239,4 +239,4 @@ def test_a_paired_bare_fence_is_shown_as_a_verified_output(tmp_path):
     write_post(site, "p.md", front, body)
     run_cli("build", "--source", str(site), "--strict", check=True)
     page = (site / "output" / "blog" / "2024" / "p" / "index.html").read_text(encoding="utf-8")
-    assert "✓ verified" in page and page.count("hello world") == 1, page  # not the printed stdout again
+    assert '<span class="output-badge ok">' in page and page.count("hello world") == 1, page  # not printed again
