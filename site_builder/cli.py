@@ -12,6 +12,7 @@ from site_builder import __version__
 from site_builder.commands import COMMANDS
 from site_builder.commands.common import err as _err
 from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, StrictFailure, problem_count, stopped
+from site_builder.util.private import keep_private
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -40,6 +41,7 @@ def _shown(exc: SiteError, args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_private()  # the tokens in this process's environment stay out of reach of the posts' code
     args = make_parser().parse_args(argv)
     try:
         code: int = args.func(args)

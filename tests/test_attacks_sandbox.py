@@ -10,6 +10,7 @@ real CLI; the listeners are on 127.0.0.1 and in this test's folder.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -40,7 +41,8 @@ def run(site: Path, home: Path, token: str, *args: str) -> subprocess.CompletedP
 
 def report(proc: subprocess.CompletedProcess[str], rel: str) -> str:
     """The lines that report a failure of the post at one of its lines (none when it passed)."""
-    return "\n".join(line for line in (proc.stdout + proc.stderr).splitlines() if f"content/posts/{rel}:" in line)
+    failed = re.compile(rf"content/posts/{re.escape(rel)}:\d+: ")
+    return "\n".join(line for line in (proc.stdout + proc.stderr).splitlines() if failed.search(line))
 
 
 def environ_post(token: str) -> str:

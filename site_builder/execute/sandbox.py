@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from site_builder.execute.isolation import enter_netns
+from site_builder.execute import jail
+from site_builder.execute.isolation import drop_privileges, enter_netns
 from site_builder.execute.limits import (
     FILE_SIZE_CAP,
     MARK_LIMIT,
@@ -94,8 +95,11 @@ def _limits(limits: Limits, mark: int) -> Callable[[], None]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
         if MARK_LIMIT is not None:
             resource.setrlimit(MARK_LIMIT, (mark, mark))
-        if limits.netns is not None:
+        if limits.jail is not None:
+            jail.enter(**limits.jail)
+        elif limits.netns is not None:
             enter_netns(limits.netns)
+        drop_privileges()
 
     return apply
 
