@@ -276,3 +276,22 @@ def test_strict_mode_hides_the_site_the_key_and_the_machine(tmp_path):
         assert not report(proc, rel), out(proc)
     assert proc.stdout.strip().splitlines()[-1] == "5 passed, 0 failed", out(proc)
     assert not list(site.rglob("pwned*")) and not (home / "pwned").exists(), "a post wrote into the site"
+
+
+def test_strict_mode_where_the_kernel_refuses_it_is_an_error_naming_the_fix(tmp_path):
+    """In a user namespace that may hold no other (user.max_user_namespaces 0 there, as on a system that forbids
+    them), a strict post fails at its `exec` line saying what to change; the other post still runs."""
+    site = make_site(tmp_path / "site")
+    post = exec_post(site, "jailed.md", "```python\nprint(1)\n```\n", extra="exec: {isolation: strict}")
+    exec_post(site, "free.md", "```python\nprint(2)\n```\n")
+    script = 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"'
+    argv = ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh", sys.executable, "-m", "site_builder"]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run([*argv, "check", "--source", str(site)], capture_output=True, text=True, env=env, timeout=120)
+    assert "Traceback" not in proc.stderr, out(proc)
+    line = next(i for i, text in enumerate(post.read_text().splitlines(), 1) if text.startswith("exec:"))
+    prefix = f"content/posts/jailed.md:{line}: IsolationError: exec: isolation: strict cannot be set up here ("
+    assert prefix in proc.stdout, out(proc)
+    assert "sysctl kernel.unprivileged_userns_clone=1" in proc.stdout, out(proc)
+    assert "content/posts/free.md: ran (new): 1 passed" in proc.stdout, out(proc)
+    assert proc.returncode == 1, out(proc)

@@ -46,7 +46,12 @@ SITE_KEYS = (
     Key("search", (bool,), True, "a Pagefind search index of the posts (Chinese and Japanese words segmented)"),
     Key("languages", (dict, list), None, "the site's languages: code -> settings below (default: `language` alone)"),
     Key("math_macros", (dict,), {}, "TeX macros of every formula, as MathJax's: `E: \\mathbb{E}`, `vec: \\mathbf{#1}`"),
-    Key("exec", (dict,), {}, "every executing post's `env` (names), `network: false`, `preload` (modules)"),
+    Key(
+        "exec",
+        (dict,),
+        {},
+        "every executing post's `env` (names), `network: false`, `preload` (modules), `isolation: strict`",
+    ),
     Key("pages_dir", (str,), "content/pages", "folder of the pages (`about.md` -> /about/), relative to site.yml"),
     Key("nav", (list,), [], "pages in the header, in order: their file names without `.md` (`[about, projects]`)"),
     Key("social", (list, dict), [], "profile links (`name: url`, http(s) or mailto): `rel=me` and the footer"),
@@ -89,7 +94,7 @@ FRONT_MATTER_KEYS = (
     Key("translation_key", (str,), "the path without `.LANG`", "posts sharing it are one post in several languages"),
     Key("draft", (bool,), False, "true: not built, not in feeds"),
     Key("execute", (bool,), False, "true: the post's Python blocks run at every build and `check`"),
-    Key("exec", (dict,), {}, "the run's limits, packages, files and network (see Executable posts)"),
+    Key("exec", (dict,), {}, "the run's limits, packages, files, network and isolation (see Executable posts)"),
     Key("image", (str,), "the post's first image", "the picture of its link previews: an address or a site path"),
     Key("toc", (bool,), True, "false: no table of contents (a post with 3 or more h2/h3 headings has one)"),
 )

@@ -161,7 +161,7 @@ def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
     if _PRCTL is not None:  # a post (no CAP_SYS_PTRACE) cannot read this process's memory or /proc files
         _PRCTL(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    isolation._last_cap()  # read once here, not in every child
+    isolation.prepare()  # libc found once here, not in every child
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the build stops it (and its children die with it)
     failed = _preload(json.loads(sys.argv[2]))
     gc.collect()

@@ -125,6 +125,13 @@ def drop_privileges() -> None:
     libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # forked from the template, which is not: the post's own /proc is its own
 
 
+def prepare() -> None:
+    """Find libc and the capabilities' count before forking: a child would otherwise look for them each time
+    (ctypes.util.find_library runs ldconfig)."""
+    _libc()
+    _last_cap()
+
+
 @functools.cache
 def _last_cap() -> int:
     try:

@@ -69,7 +69,7 @@ def _libc() -> ctypes.CDLL:
 def _check(result: int, what: str) -> None:
     if result != 0:
         errno = ctypes.get_errno()
-        raise JailError(errno, f"strict isolation: {what}: {os.strerror(errno)}")
+        raise JailError(errno, f"{what}: {os.strerror(errno)}")
 
 
 @functools.lru_cache(maxsize=16)
@@ -183,7 +183,7 @@ def _build_root(work: str, paths: list[str]) -> None:
     os.chdir(root)
     number = _PIVOT_ROOT.get(platform.machine())
     if number is None:
-        raise JailError(0, f"strict isolation: pivot_root is not known on {platform.machine()}")
+        raise JailError(0, f"pivot_root is not known on {platform.machine()}")
     _check(_libc().syscall(number, b".", b"."), "pivot_root")
     _check(_libc().umount2(b".", _MNT_DETACH), "detach the old root")
     _mount(None, "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
@@ -199,7 +199,7 @@ def main(argv: list[str]) -> int:
     try:
         enter(argv[0], visible_paths(hidden=(argv[0],)), network=False)
     except OSError as exc:
-        print(exc, file=sys.stderr)
+        print(exc.strerror if isinstance(exc, JailError) else exc, file=sys.stderr)
         return 1
     return 0
 

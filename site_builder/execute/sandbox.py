@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from site_builder.execute import jail
-from site_builder.execute.isolation import drop_privileges, enter_netns
+from site_builder.execute.isolation import drop_privileges, enter_netns, prepare
 from site_builder.execute.limits import (
     FILE_SIZE_CAP,
     MARK_LIMIT,
@@ -85,6 +85,7 @@ _PR_SET_PDEATHSIG = 1
 
 def _limits(limits: Limits, mark: int) -> Callable[[], None]:
     prctl, parent = prctl_function(), os.getpid()
+    prepare()
 
     def apply() -> None:  # runs in the child between fork and exec
         if prctl is not None:  # the post dies with the process that runs it (a build or Ray worker killed)
