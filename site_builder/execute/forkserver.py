@@ -68,6 +68,9 @@ def _child(request: dict[str, Any], inherited: list[int], template: int) -> None
             _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != template:  # the template died already
                 os._exit(1)
+            # dumpable again (this process holds nothing of the build's): a user who is not root can only write its
+            # own /proc/self/uid_map (network: false, strict) when its /proc files are its own
+            _PRCTL(_PR_SET_DUMPABLE, 1, 0, 0, 0)
         null = os.open(os.devnull, os.O_RDONLY)
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(null, 0)

@@ -122,7 +122,6 @@ def drop_privileges() -> None:
         raise OSError(ctypes.get_errno(), "capset failed: the post's capabilities could not be dropped")
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
-    libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # forked from the template, which is not: the post's own /proc is its own
 
 
 def prepare() -> None:

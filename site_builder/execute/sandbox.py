@@ -81,6 +81,7 @@ class Children:
 
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 
 
 def _limits(limits: Limits, mark: int) -> Callable[[], None]:
@@ -96,6 +97,8 @@ def _limits(limits: Limits, mark: int) -> Callable[[], None]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
         if MARK_LIMIT is not None:
             resource.setrlimit(MARK_LIMIT, (mark, mark))
+        if prctl is not None and (limits.jail is not None or limits.netns is not None) and os.getuid() != 0:
+            prctl(_PR_SET_DUMPABLE, 1)  # a user who is not root writes its own uid_map only if its /proc is its own
         if limits.jail is not None:
             jail.enter(**limits.jail)
         elif limits.netns is not None:
