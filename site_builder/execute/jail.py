@@ -14,6 +14,7 @@ import fcntl
 import functools
 import os
 import platform
+import resource
 import signal
 import socket
 import struct
@@ -27,6 +28,7 @@ _MS_NOATIME, _MS_NODIRATIME, _MS_RELATIME = 0x400, 0x800, 0x200000
 _MNT_DETACH = 2
 _PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 # statvfs flags of a mount that a bind mount in a user namespace must keep (the kernel locks them)
 _KEPT = ((os.ST_NOSUID, _MS_NOSUID), (os.ST_NODEV, _MS_NODEV), (os.ST_NOEXEC, _MS_NOEXEC), (os.ST_RDONLY, _MS_RDONLY))
 _KEPT_TIME = ((os.ST_NOATIME, _MS_NOATIME), (os.ST_NODIRATIME, _MS_NODIRATIME), (os.ST_RELATIME, _MS_RELATIME))
@@ -93,35 +95,59 @@ def _near(path: str, hidden: str) -> bool:
 
 
 def enter(work: str, paths: list[str], network: bool) -> None:
-    """Called in a post's process (forked from the template, or between fork and exec) before its code runs: new
-    namespaces, then a fork. The calling process waits for that child and leaves with its status (never returns);
-    the child, pid 1 of its PID namespace, is set up (mounts, its root, its /proc, no capability is left to it by
-    the caller's drop_privileges afterwards) and returns, to run the post. Raises JailError where a step is
-    refused."""
+    """Called in a post's process (forked from the template, or between fork and exec) before its code runs. Three
+    processes: the caller makes the namespaces and forks the namespace's first process, which sets up the root
+    (mounts, its /proc), makes itself not dumpable, and forks the post's process, then reaps the namespace's
+    orphans until that one ends; each waiting process ends as the post's did (never returns). The post's process
+    returns, in its root and run directory, to have its capabilities dropped (drop_privileges) and run the post: it
+    is pid 2, so that signals it sends itself work as anywhere (pid 1 ignores them). Raises JailError where a step
+    is refused."""
     uid, gid = os.getuid(), os.getgid()
     flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (0 if network else CLONE_NEWNET)
     _check(_libc().unshare(flags), "unshare(user, mount, PID namespaces)")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as fh:
             fh.write(text)
-    pid = os.fork()
-    if pid != 0:
-        _wait_and_leave(pid)
+    told, tell = os.pipe()  # the first process passes on how the post's process ended (it cannot die of a signal)
+    first = os.fork()
+    if first != 0:
+        os.close(tell)
+        _wait_and_leave(first, told, inside=False)
+    os.close(told)
     _check(_libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
     _build_root(work, paths)
     if not network:
         _loopback_up()
+    _check(_libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "PR_SET_DUMPABLE")  # the post cannot ptrace it
+    post = os.fork()
+    if post != 0:
+        _wait_and_leave(post, tell, inside=True)
+    os.close(tell)
+    _check(_libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    _check(_libc().prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE")  # its /proc is its own
     os.chdir(work)
 
 
-def _wait_and_leave(pid: int) -> None:
-    """The process outside the PID namespace: wait for the jailed one, then end as it ended."""
+def _wait_and_leave(pid: int, pipe: int, inside: bool) -> None:
+    """Wait for `pid` (reaping any other child meanwhile), then end as it ended. Outside the PID namespace, `pipe`
+    is read for the status the namespace's first process passed on; inside, the status is written to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.closerange(3, 1 << 16)  # a pipe the build waits on to close (subprocess's exec check) is closed here
-    _, status = os.waitpid(pid, 0)
+    os.closerange(3, pipe)  # a pipe the build waits on to close (subprocess's exec check) is closed here
+    os.closerange(pipe + 1, 1 << 16)
+    while True:
+        done, status = os.wait()
+        if done == pid:
+            break
+    if inside:  # the namespace's first process: pass it on
+        os.write(pipe, str(status).encode())
+        os._exit(0)
+    passed = os.read(pipe, 32)
+    status = int(passed) if passed else status
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig != signal.SIGKILL:
+            signal.signal(sig, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the post's crash, not this process's: no core file
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
