@@ -84,7 +84,7 @@ def _child(request: dict[str, Any], inherited: list[int], template: int) -> None
         resource.setrlimit(resource.RLIMIT_FSIZE, (request["fsize"], request["fsize"]))
         if request["mark_limit"] is not None:
             resource.setrlimit(request["mark_limit"], (mark, mark))
-        if request["jail"] is not None:  # strict: from here on, pid 1 of a PID namespace, in its own root
+        if request["jail"] is not None:  # strict: from here on, pid 2 of a PID namespace, in a root of its own
             jail.enter(**request["jail"])
         elif request["netns"] is not None:
             isolation.enter_netns(request["netns"])
