@@ -253,6 +253,7 @@ def strict_site(tmp_path: Path, home: Path, sock: Path, pid: int) -> Path:
         ```
         """,
     )
+    exec_post(site, "killed.md", "```python\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n```\n")
     return site
 
 
@@ -274,7 +275,9 @@ def test_strict_mode_hides_the_site_the_key_and_the_machine(tmp_path):
     assert "Traceback" not in proc.stderr, out(proc)
     for rel in ("key.md", "write.md", "pids.md", "unix.md", "works.md"):
         assert not report(proc, rel), out(proc)
-    assert proc.stdout.strip().splitlines()[-1] == "5 passed, 0 failed", out(proc)
+    # a post's process is not its PID namespace's first process, which would ignore the signals it sends itself
+    assert "content/posts/killed.md:8: Crash: the Python process running the post was killed" in proc.stdout, out(proc)
+    assert proc.stdout.strip().splitlines()[-1] == "5 passed, 1 failed", out(proc)
     assert not list(site.rglob("pwned*")) and not (home / "pwned").exists(), "a post wrote into the site"
 
 
