@@ -77,21 +77,28 @@ def _check(result: int, what: str) -> None:
 @functools.lru_cache(maxsize=16)
 def visible_paths(pythonpath: str = "", hidden: tuple[str, ...] = ()) -> list[str]:
     """What a jailed post sees read-only: the system's programs and libraries, the Python installation (the
-    interpreter's prefixes, their site-packages, and the PYTHONPATH entries the post is given); nothing in or
-    above a `hidden` folder (the site, the run directory), nor a folder of sys.path that is not packages (the
-    build's working directory)."""
-    paths = [*SYSTEM, *(os.path.join("/etc", name) for name in ETC)]
-    for where in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(sys.executable)):
-        paths += [where, os.path.realpath(where)]
-    paths += [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
-    paths += pythonpath.split(os.pathsep)
+    interpreter's prefixes, their site-packages, and the PYTHONPATH entries the post is given). Nothing at or
+    above a `hidden` folder (the site, the run directory), nor in it but the Python installation (a virtualenv in
+    the site), nor a folder of sys.path that is not packages (the build's working directory)."""
+    python = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(sys.executable)}
+    python |= {os.path.realpath(p) for p in python}
+    python |= {p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
+    paths = [*SYSTEM, *(os.path.join("/etc", name) for name in ETC), *python, *pythonpath.split(os.pathsep)]
     shown = {os.path.normpath(p) for p in paths if p and os.path.isabs(p) and os.path.lexists(p)}
     far = [os.path.realpath(h) for h in hidden]
-    return sorted(p for p in shown if not any(_near(os.path.realpath(p), h) for h in far) and p != "/")
+    python = {os.path.normpath(p) for p in python}
+    return sorted(
+        p
+        for p in shown
+        if p != "/"
+        and not any(_inside(h, os.path.realpath(p)) for h in far)
+        and (p in python or not any(_inside(os.path.realpath(p), h) for h in far))
+    )
 
 
-def _near(path: str, hidden: str) -> bool:
-    return path == hidden or path.startswith(hidden.rstrip("/") + "/") or hidden.startswith(path.rstrip("/") + "/")
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or in it."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def enter(work: str, paths: list[str], network: bool) -> None:
@@ -232,7 +239,8 @@ def main(argv: list[str]) -> int:
 
 def spec(work: str, pythonpath: str, network: bool, site_root: str) -> dict[str, Any]:
     """What the template is sent to jail a post (JSON): enter's arguments."""
-    paths = [p for p in visible_paths(pythonpath, (site_root,)) if not _near(p, os.path.realpath(work))]
+    here = os.path.realpath(work)
+    paths = [p for p in visible_paths(pythonpath, (site_root,)) if not _inside(here, p) and not _inside(p, here)]
     return {"work": work, "paths": paths, "network": network}
 
 
