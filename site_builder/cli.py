@@ -22,6 +22,7 @@ from site_builder.errors import (
     strict_count,
     warning_line,
 )
+from site_builder.util.private import keep_private
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -50,6 +51,7 @@ def _shown(exc: SiteError, args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_private()  # the tokens in this process's environment stay out of reach of the posts' code
     args = make_parser().parse_args(argv)
     strict = bool(getattr(args, "strict", False))  # warnings are errors: printed as such, counted as such
     try:

@@ -10,8 +10,8 @@ known (with the session, or when collection ends).
 
 The engine first says what each post holds (`Described`: its blocks and their names, or why it cannot run), which
 is what pytest collects (pytest's process parses nothing), then each post's run as it is known. A post no engine
-describes is described here, by the same function. This module imports only the standard library: what parses
-and runs posts is imported by the engine."""
+describes is described here, by the same function. This module imports only the standard library (and util.private,
+which does too): what parses and runs posts is imported by the engine."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+from site_builder.util.private import keep_private
 
 if TYPE_CHECKING:
     from site_builder.config.site import SiteConfig
@@ -98,6 +100,7 @@ class Batch:
         self._ready: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._finished = False
+        keep_private()  # pytest's environment (a CI token) and the engine's memory stay out of the posts' reach
         jobs_read, jobs_write = os.pipe()
         out_read, out_write = os.pipe()
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # until the engine has its handler

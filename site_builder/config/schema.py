@@ -55,8 +55,8 @@ SITE_KEYS = (
         "exec",
         (dict,),
         {},
-        "every executing post's `env` (names), `network: false`, `preload` (modules), `conventions` (other tools' "
-        "Markdown, as in front matter)",
+        "every executing post's `env` (names), `network: false`, `preload` (modules), `isolation: strict`, "
+        "`conventions` (other tools' Markdown, as in front matter)",
     ),
     Key("pages_dir", (str,), "content/pages", "folder of the pages (`about.md` -> /about/), relative to site.yml"),
     Key("nav", (list,), [], "pages in the header, in order: their file names without `.md` (`[about, projects]`)"),
@@ -105,8 +105,8 @@ FRONT_MATTER_KEYS = (
         "exec",
         (dict,),
         {},
-        "the run's limits, packages, files, network and `conventions`: other tools' Markdown read as they read it "
-        "(`[phmdoctest, sybil, pytest-codeblocks]`; see Executable posts)",
+        "the run's limits, packages, files, network, isolation and `conventions`: other tools' Markdown read as they "
+        "read it (`[phmdoctest, sybil, pytest-codeblocks]`; see Executable posts)",
     ),
     Key("image", (str,), "the post's first image", "the picture of its link previews: an address or a site path"),
     Key("toc", (bool,), True, "false: no table of contents (a post with 3 or more h2/h3 headings has one)"),

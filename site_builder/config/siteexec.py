@@ -18,12 +18,13 @@ class SiteExec:
     network: bool = True
     preload: list[str] = field(default_factory=list)  # modules imported once, before the posts are forked
     conventions: tuple[str, ...] = ()  # other tools' conventions read in every executing post (a post may say its own)
+    isolation: str = "default"  # "strict": every post in namespaces of its own (execute/jail.py)
 
 
 CONFIG_NAME = "site.yml"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-_SITE_EXEC = ("env", "network", "preload", "conventions")
+_SITE_EXEC = ("env", "network", "preload", "isolation", "conventions")
 CONVENTIONS = ("phmdoctest", "sybil", "pytest-codeblocks")
 
 
@@ -32,7 +33,7 @@ def site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
     if raw is None:
         return SiteExec()
     if not isinstance(raw, dict) or set(raw) - set(_SITE_EXEC):
-        message = f"site.yml's exec must be a mapping of {' and '.join(_SITE_EXEC)}, got {raw!r}"
+        message = f"site.yml's exec must be a mapping of {', '.join(_SITE_EXEC)}, got {raw!r}"
         raise SiteError(message, CONFIG_NAME, lines.get("exec"))
     site = SiteExec()
     if "network" in raw:
@@ -50,6 +51,11 @@ def site_exec(raw: Any, lines: dict[str, int]) -> SiteExec:
     site.conventions = conventions(
         raw.get("conventions"), CONFIG_NAME, lines.get("exec.conventions") or lines.get("exec")
     )
+    if "isolation" in raw:
+        if raw["isolation"] not in ("default", "strict"):
+            message = f"exec: isolation must be default or strict, got {raw['isolation']!r}"
+            raise SiteError(message, CONFIG_NAME, lines.get("exec.isolation"))
+        site.isolation = raw["isolation"]
     return site
 
 

@@ -26,6 +26,7 @@ from site_builder.execute.sandbox import Children
 from site_builder.execute.session import run_job
 from site_builder.execute.settings import DEFAULT_MEMORY
 from site_builder.execute.template import Template, start_template
+from site_builder.util.private import keep_private
 
 Runner = Callable[[Job], PostRun]
 Started = tuple[Template | None, list[str]]  # a template (or None: posts start their own interpreter), its notes
@@ -113,6 +114,7 @@ def driver_main() -> None:
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # the answers go on the old stdout; what Ray prints goes to the build's log of the driver
     address, build = json.loads(sys.argv[1])
+    keep_private()  # it has the build's environment (a Ray token): no post reads it
     try:
         ray: Any = importlib.import_module("ray")
         path = os.environ.get("PYTHONPATH", "")  # the build's sys.path: workers import site_builder as it does
@@ -195,6 +197,7 @@ def _outcome(ray: Any, ref: Any, job: Job) -> PostRun:
 def _task(job: Job, build: str, number: int) -> PostRun:
     """One attempt at one post, on a Ray worker: its run directory is made in <tmp>/site-builder-ray-<build>/<number>/
     (this worker runs one task at a time), where a retry first stops and removes what a killed attempt left."""
+    keep_private()  # the worker's environment (the node's) and memory stay out of the post's reach
     here = os.path.join(tempfile.gettempdir(), BUILD_PREFIX + build, str(number))
     again = _clear(here)
     os.makedirs(here, exist_ok=True)

@@ -142,7 +142,15 @@ def run_key(
         json.dumps(packages, sort_keys=True),
         rel,  # results name the post (tracebacks, failure lines)
         blocks_json(blocks),
-        json.dumps(asdict(settings), sort_keys=True),
+        json.dumps(_settings_key(settings), sort_keys=True),
         files_key(source_dir, settings.files),
         json.dumps(env or {}, sort_keys=True),
     )
+
+
+def _settings_key(settings: ExecSettings) -> dict[str, object]:
+    """The settings as the key holds them: isolation only when strict (a run's key from before it existed stays)."""
+    fields = asdict(settings)
+    if fields["isolation"] == "default":
+        del fields["isolation"]
+    return fields

@@ -9,8 +9,10 @@ answers go: `pid N` once the child is forked, then `exit STATUS` (os.waitstatus_
 
 The forked child is made as a fresh interpreter would be, before any code of the post runs: a new session (its
 own process group), PR_SET_PDEATHSIG (it dies with this process, which dies with the build), the limits and the
-mark (sandbox.py), a network namespace if asked (isolation.py), stdin closed, output to its log, the post's
-environment in place of this one, its run directory as cwd and sys.path[0], random generators seeded anew."""
+mark (sandbox.py), a network namespace if asked (isolation.py) or strict isolation's namespaces (jail.py), every
+capability dropped, stdin closed, output to its log, the post's environment in place of this one, its run
+directory as cwd and sys.path[0], random generators seeded anew. This process is not dumpable: a post cannot read
+its memory or /proc files."""
 
 from __future__ import annotations
 
@@ -31,9 +33,11 @@ import traceback
 from typing import Any
 
 import isolation  # type: ignore[import-not-found]  # the copy next to this file
+import jail  # type: ignore[import-not-found]
 import runner  # type: ignore[import-not-found]
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 
 
@@ -64,6 +68,9 @@ def _child(request: dict[str, Any], inherited: list[int], template: int) -> None
             _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != template:  # the template died already
                 os._exit(1)
+            # dumpable again (this process holds nothing of the build's): a user who is not root can only write its
+            # own /proc/self/uid_map (network: false, strict) when its /proc files are its own
+            _PRCTL(_PR_SET_DUMPABLE, 1, 0, 0, 0)
         null = os.open(os.devnull, os.O_RDONLY)
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(null, 0)
@@ -77,8 +84,11 @@ def _child(request: dict[str, Any], inherited: list[int], template: int) -> None
         resource.setrlimit(resource.RLIMIT_FSIZE, (request["fsize"], request["fsize"]))
         if request["mark_limit"] is not None:
             resource.setrlimit(request["mark_limit"], (mark, mark))
-        if request["netns"] is not None:
+        if request["jail"] is not None:  # strict: from here on, pid 2 of a PID namespace, in a root of its own
+            jail.enter(**request["jail"])
+        elif request["netns"] is not None:
             isolation.enter_netns(request["netns"])
+        isolation.drop_privileges()
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
@@ -152,6 +162,9 @@ def serve(ctl: socket.socket) -> None:
 
 def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
+    if _PRCTL is not None:  # a post (no CAP_SYS_PTRACE) cannot read this process's memory or /proc files
+        _PRCTL(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    isolation.prepare()  # libc found once here, not in every child
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the build stops it (and its children die with it)
     failed = _preload(json.loads(sys.argv[2]))
     gc.collect()

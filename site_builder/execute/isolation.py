@@ -1,5 +1,7 @@
 """What a post's process is told and may reach: an environment built from an allow-list (no tokens of the builder,
-nothing naming the site), and, with `network: false`, a network namespace of its own (Linux)."""
+nothing naming the site), no capability (Linux), and, with `network: false`, a network namespace of its own.
+
+A copy of this file is imported by the template process (forkserver.py), so it imports nothing of site_builder."""
 
 from __future__ import annotations
 
@@ -37,7 +39,20 @@ _PATH_LISTS = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH")
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+_PR_SET_DUMPABLE = 4
+_PR_CAPBSET_DROP = 24
+_PR_SET_SECUREBITS = 28
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+# root gets no capability back through exec or setuid, and nothing of this can be undone (all the *_LOCKED bits)
+_SECUREBITS = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x40 | 0x80
+_CAP_VERSION_3 = 0x20080522
 _SIOCSIFFLAGS = 0x8914
+_HELP = (
+    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces "
+    "above 0; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0), or build where they are allowed "
+    "(a VM, or a container whose seccomp profile allows unshare)"
+)
 _IFF_UP_LOOPBACK_RUNNING = 0x1 | 0x8 | 0x40
 
 
@@ -82,6 +97,49 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = (("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32))
+
+
+def drop_privileges() -> None:
+    """Called in a post's process before its code runs: every capability gone for good (the bounding and ambient
+    sets emptied, securebits locked so that root gets none back through exec, capset to nothing, no new privileges
+    through setuid files). Root is then an ordinary user whose uid is 0: it cannot setns back into the host's
+    network, read a process that is not dumpable (the build), or pass a file's permissions (CAP_DAC_OVERRIDE)."""
+    libc = _libc()
+    if libc is None or not sys.platform.startswith("linux"):
+        return
+    for cap in range(_last_cap() + 1):  # refused (EPERM) without CAP_SETPCAP: a user that has no capability anyway
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    libc.prctl(_PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0)
+    none = (_CapData * 2)()
+    if libc.capset(ctypes.byref(_CapHeader(_CAP_VERSION_3, 0)), none) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed: the post's capabilities could not be dropped")
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+
+
+def prepare() -> None:
+    """Find libc and the capabilities' count before forking: a child would otherwise look for them each time
+    (ctypes.util.find_library runs ldconfig)."""
+    _libc()
+    _last_cap()
+
+
+@functools.cache
+def _last_cap() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as fh:
+            return int(fh.read())
+    except (OSError, ValueError):
+        return 63
+
+
 def enter_netns(flags: int) -> None:
     """Called in the child between fork and exec: a network namespace of its own (and, for a user that is not
     root, a user namespace mapping it to itself), its loopback up so that local servers of the post still work."""
@@ -118,3 +176,26 @@ def netns_flags() -> int | None:
         except (subprocess.SubprocessError, OSError):
             continue
     return None
+
+
+@functools.cache
+def strict_refusal() -> str | None:
+    """Why strict isolation cannot be had here (the kernel refused a step of it: no user namespaces, a seccomp
+    filter), with the fix; None when it works. Tried once per process, on an empty folder."""
+    import tempfile
+
+    jail_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jail.py")
+    with tempfile.TemporaryDirectory(prefix="site-builder-probe-") as work:
+        os.mkdir(os.path.join(work, ".tmp"))
+        try:
+            proc = subprocess.run(
+                [sys.executable, jail_script, work], capture_output=True, text=True, timeout=30, check=False
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"exec: isolation: strict cannot be set up here ({exc})"
+    if proc.returncode == 0:
+        return None
+    why = (proc.stderr.strip().splitlines() or [f"status {proc.returncode}"])[-1]
+    return (
+        f"exec: isolation: strict cannot be set up here ({why}); it needs Linux user, mount and PID namespaces: {_HELP}"
+    )

@@ -39,6 +39,8 @@ def make_job(parsed: ParsedPost, site: SiteExec | None = None) -> Job:
     site = site or SiteExec()
     settings = exec_settings(post)
     settings.network = settings.network and site.network  # site.yml's network: false holds for every post
+    if site.isolation == "strict":  # and its strict isolation: a post cannot loosen it
+        settings.isolation = "strict"
     blocks = code_blocks(parsed)
     packages = package_versions(imported_modules(blocks, settings.requires))
     env = {name: os.environ[name] for name in site.env if name in os.environ}

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from site_builder.execute.settings import DEFAULT_PROCESSES
 
@@ -23,7 +24,8 @@ MARK_LIMIT: int | None = getattr(resource, "RLIMIT_LOCKS", 10) if sys.platform.s
 @dataclass
 class Limits:
     """What one child may use: address space, seconds, processes at once, files and bytes in its directory; and
-    the unshare(2) flags that cut it off the network (None: it keeps the network)."""
+    the unshare(2) flags that cut it off the network (None: it keeps the network); for strict isolation, the
+    arguments of jail.enter (None: not jailed)."""
 
     memory: int
     timeout: float
@@ -31,6 +33,7 @@ class Limits:
     files: int = RUN_DIR_FILES
     disk: int = RUN_DIR_BYTES
     netns: int | None = None
+    jail: dict[str, Any] | None = None
 
 
 @cache

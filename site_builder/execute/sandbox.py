@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from site_builder.execute.isolation import enter_netns
+from site_builder.execute import jail
+from site_builder.execute.isolation import drop_privileges, enter_netns, prepare
 from site_builder.execute.limits import (
     FILE_SIZE_CAP,
     MARK_LIMIT,
@@ -80,10 +81,12 @@ class Children:
 
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 
 
 def _limits(limits: Limits, mark: int) -> Callable[[], None]:
     prctl, parent = prctl_function(), os.getpid()
+    prepare()
 
     def apply() -> None:  # runs in the child between fork and exec
         if prctl is not None:  # the post dies with the process that runs it (a build or Ray worker killed)
@@ -94,8 +97,13 @@ def _limits(limits: Limits, mark: int) -> Callable[[], None]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_CAP, FILE_SIZE_CAP))
         if MARK_LIMIT is not None:
             resource.setrlimit(MARK_LIMIT, (mark, mark))
-        if limits.netns is not None:
+        if prctl is not None and (limits.jail is not None or limits.netns is not None) and os.getuid() != 0:
+            prctl(_PR_SET_DUMPABLE, 1)  # a user who is not root writes its own uid_map only if its /proc is its own
+        if limits.jail is not None:
+            jail.enter(**limits.jail)
+        elif limits.netns is not None:
             enter_netns(limits.netns)
+        drop_privileges()
 
     return apply
 

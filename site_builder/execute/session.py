@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from site_builder.execute import jail
 from site_builder.execute.fingerprint import RUNNER
-from site_builder.execute.isolation import child_env, netns_flags
+from site_builder.execute.isolation import child_env, netns_flags, strict_refusal
 from site_builder.execute.job import Job
 from site_builder.execute.limits import FILE_SIZE_CAP, RUN_DIR_BYTES, RUN_DIR_FILES, Limits
 from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info
@@ -45,9 +46,12 @@ def run_job(job: Job, children: Children | None = None, template: Template | Non
     """Run one post in a fresh interpreter (or a fresh fork of the `template`'s): own temp dir, stdin closed,
     memory cap, timeout, process group."""
     start = time.perf_counter()
-    netns = None if job.settings.network else netns_flags()
-    warnings = [] if job.settings.network or netns is not None else [_network_warning(job)]
+    strict = job.settings.isolation == "strict"  # the jail cuts the network itself
+    netns = None if job.settings.network or strict else netns_flags()
+    warnings = [] if job.settings.network or strict or netns is not None else [_network_warning(job)]
     try:
+        if strict and (refused := strict_refusal()) is not None:
+            raise Refused("IsolationError", refused, "isolation")
         _check_requires(job.settings.requires)
         with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
             _copy_files(job, work)
@@ -145,7 +149,10 @@ def _run_in(
     env = child_env(work, job.site_root or job.source_dir, job.env)
     log_path = os.path.join(work, ".runner.log")
     s = job.settings
-    limits = Limits(s.memory, s.timeout, processes=s.processes, netns=netns)
+    jailed = None
+    if s.isolation == "strict":
+        jailed = jail.spec(work, env.get("PYTHONPATH", ""), s.network, job.site_root or job.source_dir)
+    limits = Limits(s.memory, s.timeout, processes=s.processes, netns=netns, jail=jailed)
     try:
         argv = [sys.executable, ".runner.py", ".job.json"]
         child = run_child(argv, work, env, limits, log_path, children, template)

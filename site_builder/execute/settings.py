@@ -13,7 +13,8 @@ from site_builder.models import Post
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY = 4 << 30
 DEFAULT_PROCESSES = 100  # processes of one post running at once (its own included)
-SETTINGS = ("timeout", "memory", "requires", "files", "network", "processes", "conventions")
+SETTINGS = ("timeout", "memory", "requires", "files", "network", "processes", "isolation", "conventions")
+ISOLATION = ("default", "strict")
 _UNITS = {
     **{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40},
     **{"kb": 1000, "mb": 10**6, "gb": 10**9, "tb": 10**12},
@@ -31,6 +32,7 @@ class ExecSettings:
     files: list[str] = field(default_factory=list)
     network: bool = True  # false: the post's process gets no network (a network namespace of its own)
     processes: int = DEFAULT_PROCESSES
+    isolation: str = "default"  # "strict": namespaces of its own (jail.py); site.yml's strict holds for every post
 
 
 def parse_size(value: Any, rel: str = "", line: int | None = None) -> int:
@@ -80,7 +82,16 @@ def exec_settings(post: Post) -> ExecSettings:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise SiteError(f"exec: processes must be a whole number of at least 1, got {value!r}", post.rel)
         settings.processes = value
+    if "isolation" in raw:
+        settings.isolation = isolation(raw["isolation"], post.rel, post.lines.get("exec.isolation"))
     return settings
+
+
+def isolation(value: Any, rel: str, line: int | None) -> str:
+    """`exec: isolation`: default or strict."""
+    if value not in ISOLATION:
+        raise SiteError(f"exec: isolation must be default or strict, got {value!r}", rel, line)
+    return str(value)
 
 
 def _flag(value: Any, key: str, rel: str, line: int | None) -> bool:

@@ -4,6 +4,11 @@ A site's `.cache/` travels with the site (a shared folder, an archive, a careles
 whatever code the file names. So the cache is loaded only when its HMAC-SHA256, under a random key kept in the
 user's own cache folder (`$XDG_CACHE_HOME/site-builder/cache.key`, mode 0600), matches: a file someone else made,
 or one that was cut short or damaged, is discarded before a single byte of it is unpickled.
+
+Run as root, the key is sealed: owned by another user (nobody) with mode 000, so that only a process holding
+CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH (the build) can read it; post code, which drops every capability, cannot,
+and cannot make a sealed one either (it cannot chown). A key found unsealed (an older site-builder's, or one such
+code planted) is not trusted: a new one replaces it, and the caches it signed are built again.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import hmac
 import io
 import os
 import pickle
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +77,10 @@ class Signer:
     def for_user(cls) -> Signer:
         """The user's key, made on first use. OSError when it can be neither read nor made (no home folder)."""
         path = key_path()
+        if os.geteuid() == 0:
+            sealed = _sealed_key(path)
+            if sealed is not None:
+                return cls(sealed)
         try:
             key = path.read_bytes()
             if len(key) >= 32:
@@ -171,3 +181,48 @@ class _SigningWriter:
         self.mac.update(data)
         self.length += len(data)
         return self.fh.write(data)
+
+
+SEAL_OWNER = 65534  # nobody: any user but root would do, as the mode leaves no one a right to read
+
+
+def _sealed_key(path: Path) -> bytes | None:
+    """The sealed key at `path`, made (and any unsealed one replaced) when there is none; None where this file
+    system will not let root give a file away (then the key is kept as any user's is, and left as it is)."""
+    for _ in range(3):  # another build may make or replace it at the same time: its key wins
+        found = _read_sealed(path)
+        if found is not None:
+            return found
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        key, fresh = os.urandom(32), path.with_name(f".cache.key.{os.getpid()}")
+        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0)
+        try:
+            os.write(fd, key)
+            os.fchown(fd, SEAL_OWNER, -1)
+        except OSError:
+            os.close(fd)
+            fresh.unlink(missing_ok=True)
+            return None
+        os.close(fd)
+        try:
+            if _read_sealed(path) is None:
+                path.unlink(missing_ok=True)  # unsealed: not trusted
+            os.link(fresh, path)
+            return key
+        except FileExistsError:
+            continue
+        finally:
+            fresh.unlink(missing_ok=True)
+    return None
+
+
+def _read_sealed(path: Path) -> bytes | None:
+    """The key at `path` if it is sealed (a regular file of nobody's, mode 000, 32 bytes or more)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st, key = os.fstat(fh.fileno()), fh.read()
+    sealed = stat.S_ISREG(st.st_mode) and st.st_uid == SEAL_OWNER and stat.S_IMODE(st.st_mode) == 0
+    return key if sealed and len(key) >= 32 else None
