@@ -22,7 +22,7 @@ from site_builder.build.cachesave import early_save
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
-from site_builder.build.posts import SitePosts, fragment_key, read_posts, render_unless_cached
+from site_builder.build.posts import RunsAside, SitePosts, fragment_key, read_posts, render_unless_cached
 from site_builder.build.publish import Written, open_writer, publish_images, template_env, write_assets, write_site
 from site_builder.build.state import BuildState, LastBuild, PostRecord
 from site_builder.execute.options import ExecOptions
@@ -68,12 +68,15 @@ def rebuild(
     log: Log,
     include: Include | None = None,
     base_url: str | None = None,
+    aside: RunsAside | None = None,
 ) -> BuildResult:
-    """Build for the dev server. `changed` lists the files (relative to `root`) a watcher saw change since the build
-    that left `state` (None: look at every file). `on_update(paths)` is called as soon as the edited posts' pages
+    """Build for the dev server, as `build --keep-going` builds (failing code is shown in its post's page).
+    `changed` lists the files (relative to `root`) a watcher saw change since the build that left `state` (None:
+    look at every file). `on_update(paths)` is called as soon as the edited posts' pages
     are in the output (when the output is updated in place); the feeds and sitemap are then left for
-    `result.finish(cancelled)`."""
-    ctx = BuildContext.open(root, output, state, log=log, include=include, base_url=base_url)
+    `result.finish(cancelled)`. `aside`: where executing posts run (serve's `server.runs`), not waited for."""
+    ctx = BuildContext.open(root, output, state, keep_going=True, log=log, include=include, base_url=base_url)
+    ctx.aside = aside
     ctx.state.fill_or_forget(ctx.warnings)  # kept warm: every fragment's HTML at hand for the quick path
     with ctx.warnings_on_stop():
         return _rebuild(ctx, changed, on_update)
@@ -214,11 +217,11 @@ def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
             if hit is None:
                 continue  # came and went
             return None
-        if hit is None:
-            return None  # a new post
+        if hit is None or hit.post.execute:
+            return None  # a new post; an executing post (its run may have ended: `server.runs`)
         if hit.stamp == stamp and hit.key in ctx.state.fragments:
             continue  # as it was
-        if hit.post.execute or not ctx.include.publishes(hit.post):
+        if not ctx.include.publishes(hit.post):
             return None
         post = load_post(Path(name), ctx.config)
         if post.execute or not ctx.include.publishes(post):

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
@@ -25,6 +25,7 @@ from site_builder.util.parallel import fork_map
 from site_builder.util.paths import relative_text
 
 if TYPE_CHECKING:
+    from site_builder.config.siteexec import SiteExec
     from site_builder.execute.results import PostRun
     from site_builder.render import FenceHook
 
@@ -166,6 +167,30 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
 
 
 @dataclass
+class Running:
+    """An executing post whose run is under way (serve): its executed blocks' first lines, and its last run moved
+    to them (`running.stale_run`), shown stale meanwhile, or None."""
+
+    lines: list[int]
+    stale: PostRun | None
+
+
+@dataclass
+class RunsKnown:
+    """What serve knows of its executing posts' runs: finished ones, by post path, and those still running."""
+
+    runs: dict[str, PostRun]
+    running: dict[str, Running]
+
+
+class RunsAside(Protocol):
+    """Runs made beside the build (serve's `server.runs`): the build takes the runs known now and renders the other
+    posts as running; each is built again when its run ends."""
+
+    def lookup(self, parsed: list[ParsedPost], site: SiteExec) -> RunsKnown: ...
+
+
+@dataclass
 class LoadProblem:
     """A post file this build cannot read (a plain record: it may come back from a worker process)."""
 
@@ -235,7 +260,9 @@ def _guarded(stage: Callable[..., R], *args: Any) -> R | LoadProblem:
 
 
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
-    """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
+    """Stage 3: run the published executing posts (cached runs are reused), then render them with their results.
+    With `ctx.aside` (serve) the runs are made beside the build: a post whose run is not known yet is rendered as
+    running."""
     executing = [r.post for r in results if id(r.post) in published and r.post.execute]
     if not executing:
         return {}
@@ -245,18 +272,33 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     from site_builder.render import exec_fence_hook
 
     parsed = {id(post): parse_post(post, ctx.content_dir, ctx.math_macros) for post in executing}
-    runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec)
+    if ctx.aside is not None:
+        known = ctx.aside.lookup(list(parsed.values()), ctx.config.exec)
+    else:
+        known = RunsKnown(run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec), {})
+    runs = known.runs
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:
         lines = [line for run in failed for line in failure_lines(run)]
         count = sum(len(run.failures) for run in failed)
         raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0].line, count)
     for r in results:
-        run = runs.get(r.post.rel)
-        if run is not None and id(r.post) in parsed:
-            r.key = content_key(fragment_key(r.post, ctx.math_macros), run.key, repr(run.failures), str(ctx.keep_going))
+        if id(r.post) not in parsed:
+            continue
+        run, running = runs.get(r.post.rel), known.running.get(r.post.rel)
+        fragment = fragment_key(r.post, ctx.math_macros)
+        if run is not None:
+            r.key = content_key(fragment, run.key, repr(run.failures), str(ctx.keep_going))
             hook = exec_fence_hook(run, ctx.keep_going)
-            r.rendered = render_unless_cached(ctx, r.post, r.key, hook, parsed[id(r.post)])
+        elif running is not None:
+            from site_builder.running import running_fence_hook
+
+            stale = running.stale
+            r.key = content_key(fragment, "running", repr(stale))
+            hook = running_fence_hook(running.lines, stale)
+        else:
+            continue
+        r.rendered = render_unless_cached(ctx, r.post, r.key, hook, parsed[id(r.post)])
     return runs
 
 
