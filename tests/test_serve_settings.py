@@ -46,6 +46,7 @@ def make(root: Path) -> Path:
     for i in range(3):
         write_post(root, f"p{i}.md", f"title: Post {i}\ndate: 2024-0{i + 1}-02\ntags: [t{i % 2}]", f"Body {i}.\n")
     write_post(root, "p0.zh.md", "title: 零\ndate: 2024-01-02\ntags: [t0]", "中文。\n")
+    write_post(root, "p3.en.md", "title: English\ndate: 2024-05-02", "In English whatever the default.\n")
     for folder in ("pages", "more"):
         page = root / "content" / folder / "about.md"
         page.parent.mkdir(parents=True)

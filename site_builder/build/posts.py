@@ -269,7 +269,6 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     from site_builder.execute import run_posts  # imported when a post executes
     from site_builder.execute.report import failure_lines
     from site_builder.parse import parse_post
-    from site_builder.render import exec_fence_hook
 
     parsed = {id(post): parse_post(post, ctx.content_dir, ctx.math_macros) for post in executing}
     if ctx.aside is not None:
@@ -283,23 +282,43 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
         count = sum(len(run.failures) for run in failed)
         raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0].line, count)
     for r in results:
-        if id(r.post) not in parsed:
-            continue
-        run, running = runs.get(r.post.rel), known.running.get(r.post.rel)
-        fragment = fragment_key(r.post, ctx.math_macros)
-        if run is not None:
-            r.key = content_key(fragment, run.key, repr(run.failures), str(ctx.keep_going))
-            hook = exec_fence_hook(run, ctx.keep_going)
-        elif running is not None:
-            from site_builder.running import running_fence_hook
-
-            stale = running.stale
-            r.key = content_key(fragment, "running", repr(stale))
-            hook = running_fence_hook(running.lines, stale)
-        else:
-            continue
-        r.rendered = render_unless_cached(ctx, r.post, r.key, hook, parsed[id(r.post)])
+        if id(r.post) in parsed:
+            r.key, r.rendered = _render_run(ctx, r.post, parsed[id(r.post)], known) or (r.key, r.rendered)
     return runs
+
+
+def run_aside(ctx: BuildContext, post: Post) -> tuple[str, Rendered | None, PostRun | None]:
+    """Serve's quick path for one executing post (`ctx.aside` is set): its fragment key, its fragment (None when
+    the state holds it under that key), and its run when known (else it is running)."""
+    from site_builder.parse import parse_post
+
+    assert ctx.aside is not None
+    parsed = parse_post(post, ctx.content_dir, ctx.math_macros)
+    known = ctx.aside.lookup([parsed], ctx.config.exec)
+    key, rendered = _render_run(ctx, post, parsed, known) or ("", None)
+    return key, rendered, known.runs.get(post.rel)
+
+
+def _render_run(
+    ctx: BuildContext, post: Post, parsed: ParsedPost, known: RunsKnown
+) -> tuple[str, Rendered | None] | None:
+    """An executing post's fragment key and fragment (None: the state holds it) with its run, or as running;
+    None when neither is known."""
+    from site_builder.render import exec_fence_hook
+
+    run, running = known.runs.get(post.rel), known.running.get(post.rel)
+    fragment = fragment_key(post, ctx.math_macros)
+    if run is not None:
+        key = content_key(fragment, run.key, repr(run.failures), str(ctx.keep_going))
+        hook = exec_fence_hook(run, ctx.keep_going)
+    elif running is not None:
+        from site_builder.running import running_fence_hook
+
+        key = content_key(fragment, "running", repr(running.stale))
+        hook = running_fence_hook(running.lines, running.stale)
+    else:
+        return None
+    return key, render_unless_cached(ctx, post, key, hook, parsed)
 
 
 def render_unless_cached(

@@ -6,6 +6,7 @@ was edited again meanwhile is stopped, not finished: only the newest code's run 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ class _Run:
     job: Job
     children: Children
     stale: PostRun | None
+    thread: threading.Thread | None = None
 
 
 @dataclass
@@ -50,14 +52,16 @@ class BackgroundRuns:
         from site_builder.execute.job import make_job
         from site_builder.execute.store import RunStore
 
+        posts = [p.post for p in parsed if p.post.execute]
         jobs = [make_job(p, site) for p in parsed if p.post.execute]
         with self.lock:
             if self.store is None:
                 self.store = RunStore(self.root / EXEC_CACHE)
             known = RunsKnown({}, {})
-            for job in jobs:
+            for post, job in zip(posts, jobs, strict=True):
                 run = self.done.get(job.key) or self._cached(job)
                 if run is not None:
+                    run.cells = post.cells  # a notebook's failures are reported at their cells
                     known.runs[job.rel] = self.last[job.rel] = run
                     self._stop(job.rel)  # code changed back to a version already run: an older edit's run stops
                     continue
@@ -90,7 +94,8 @@ class BackgroundRuns:
 
             self.slots = threading.Semaphore(parallel_slots([job]))
         self.running[job.rel] = mine = _Run(job, Children(), stale)
-        threading.Thread(target=self._run, args=(mine,), name=f"run {job.rel}", daemon=True).start()
+        mine.thread = threading.Thread(target=self._run, args=(mine,), name=f"run {job.rel}", daemon=True)
+        mine.thread.start()
         return Running(lines, stale)
 
     def _stop(self, rel: str) -> None:
@@ -123,9 +128,15 @@ class BackgroundRuns:
             return self.running.get(mine.job.rel) is mine and not self.closed
 
     def stop(self) -> None:
-        """Stop every run (serve stops)."""
+        """Stop every run (serve stops), and let their threads remove their run folders."""
+        from site_builder.execute.executors import STOP_WAIT
+
         with self.lock:
             self.closed = True
             runs, self.running = list(self.running.values()), {}
         for run in runs:
             run.children.stop_all()
+        deadline = time.monotonic() + STOP_WAIT
+        for run in runs:
+            if run.thread is not None:
+                run.thread.join(max(0.0, deadline - time.monotonic()))
