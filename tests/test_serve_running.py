@@ -108,7 +108,9 @@ SLOW = "title: Slow\ndate: 2024-03-01\nexecute: true"
 
 
 def slow_body(value: str, seconds: float) -> str:
-    return f"Before the code.\n\n```python\nimport time\ntime.sleep({seconds})\nprint({value})\n```\n\nAfter the code.\n"
+    return (
+        f"Before the code.\n\n```python\nimport time\ntime.sleep({seconds})\nprint({value})\n```\n\nAfter the code.\n"
+    )
 
 
 def test_pages_first_then_the_outputs_when_the_run_ends(tmp_path, browser):

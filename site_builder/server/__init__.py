@@ -124,16 +124,16 @@ class DevSite:
             except BaseException:
                 self.pending = None  # the warm cache may be half updated: the next build looks at every file
                 raise
+            finally:
+                if self.runs is not None:  # the pages are out (or the build failed): the runs it asked for start
+                    self.runs.release()
             self.state = result.state
             self.pending = set()
             self.printed.report(result, self.log)
             paths = self._announce(result, set(sent))
             self.printed.show(result, self.events)
-            what = f"{len(paths)} files changed" if paths else "nothing changed"
-            trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
-            early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
             if self.builds:  # the first build is announced by serve as "built N posts in Xs"
-                self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
+                self.log(_rebuilt(start, first, paths, changed))
             if paths and self.indexer is not None:
                 self.indexer.poke()
             self.builds += 1
@@ -225,6 +225,14 @@ class DevSite:
             self.log(f"error: {text}")
         message = text if isinstance(exc, ExecutionFailed) else exc.message
         self.events.send({"type": "error", "file": str(exc.file or ""), "line": exc.line, "message": message})
+
+
+def _rebuilt(start: float, first: list[float], paths: list[str], changed: list[str] | None) -> str:
+    """`rebuilt in 80 ms, 40 ms to the edited page: 3 files changed (content/posts/x.md)`."""
+    what = f"{len(paths)} files changed" if paths else "nothing changed"
+    trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
+    early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
+    return f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}"
 
 
 MEMORY_FREE = 2 << 30  # serve's output goes to /dev/shm when it has this much room

@@ -46,6 +46,12 @@ class BackgroundRuns:
     slots: threading.Semaphore | None = None
     store: RunStore | None = None
     closed: bool = False
+    built: threading.Event = field(default_factory=threading.Event)  # runs start once the build that asked is out
+
+    def release(self) -> None:
+        """The build is over (its pages are out, or it failed): the runs it asked for may start. Started at once,
+        a run's interpreter and imports would take the cores from the pages that the build was writing."""
+        self.built.set()
 
     def lookup(self, parsed: list[ParsedPost], site: SiteExec) -> RunsKnown:
         """The runs known for these posts' code now; the others are started (a run of older code stopped)."""
@@ -54,6 +60,7 @@ class BackgroundRuns:
 
         posts = [p.post for p in parsed if p.post.execute]
         jobs = [make_job(p, site) for p in parsed if p.post.execute]
+        self.built.clear()
         with self.lock:
             if self.store is None:
                 self.store = RunStore(self.root / EXEC_CACHE)
@@ -108,6 +115,7 @@ class BackgroundRuns:
         from site_builder.execute.session import run_job
 
         assert self.slots is not None
+        self.built.wait(timeout=30)
         with self.slots:
             if self._current(mine):
                 run = run_job(mine.job, children=mine.children)
