@@ -5,6 +5,7 @@ through the injected reload script."""
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -166,3 +167,41 @@ def test_the_first_answer_does_not_wait_for_the_code(tmp_path):
         assert time.monotonic() - start < BUDGET and "running…" in get("blog/2024/slow/")
     finally:
         srv.stop()
+
+
+def test_served_pages_of_running_code_end_as_build_keep_going_makes_them(tmp_path):
+    """Once the runs ended, serve's site (quick path for code edits included) is the site `build --keep-going`
+    makes, byte for byte."""
+    from test_serve_settings import tree
+
+    from site_builder.build import build_site
+    from site_builder.server import DevSite
+    from site_builder.server.runs import BackgroundRuns
+
+    root = make_site(tmp_path / "site")
+    good = write_post(root, "good.md", SLOW, "Prose.\n\n```python\nprint(6 * 7)\n```\n\n```output\n42\n```\n")
+    write_post(root, "adds.md", FAILING, FAILING_BODY)
+    write_post(root, "plain.md", "title: Plain\ndate: 2024-02-01", "Plain words.\n")
+    logs: list[str] = []
+    site = DevSite(root, tmp_path / "served", log=logs.append)
+    site.runs = BackgroundRuns(root, site.run_ended)
+
+    def settled(builds: int) -> None:
+        wait_for(lambda: site.builds >= builds and not site.runs.running and not site.ended, timeout=30)
+        with site.lock:  # the last rebuild is over
+            pass
+        shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
+        build_site(root, tmp_path / "fresh", keep_going=True)
+        served, built = tree(tmp_path / "served"), tree(tmp_path / "fresh")
+        assert served == built, [k for k in sorted(set(served) | set(built)) if served.get(k) != built.get(k)]
+
+    try:
+        site.rebuild()
+        settled(3)  # the first build, then one for each run that ended (or one for both)
+        good.write_text(good.read_text().replace("6 * 7", "6 * 8").replace("42", "48"))
+        builds = site.builds
+        assert "load+render (quick)" in site.rebuild(["content/posts/good.md"]).timings
+        settled(builds + 2)
+        assert "48" in (tmp_path / "served" / "blog/2024/good/index.html").read_text()
+    finally:
+        site.runs.stop()
