@@ -101,6 +101,10 @@ def test_a_failing_post_does_not_stop_the_preview(tmp_path, browser):
         log = srv.log()
         assert log.count("content/posts/adds.md:15: OutputMismatch") == 1, log  # once, not on every rebuild
         assert srv.proc.poll() is None
+        assert browser.find_elements("id", "site-builder-error"), "the failure stays in view on other pages"
+        adds = root / "content" / "posts" / "adds.md"
+        adds.write_text(adds.read_text().replace("```output\n3\n", "```output\n2\n"))  # fixed: the overlay goes
+        wait_for(lambda: not browser.find_elements("id", "site-builder-error"), timeout=15)
     finally:
         srv.stop()
 
