@@ -1,12 +1,17 @@
 """Benchmark for `site-builder serve`: start-up, and save-to-browser latency measured in headless Chromium.
 
-Usage: python bench/serve.py [N]   (default 4000 synthetic posts, the same generator as bench/build.py)
+Usage: python bench/serve.py [N] [--before CHECKOUT]   (default 4000 synthetic posts, the same generator as
+bench/build.py; with --before, only the figures of posts that run code, for this checkout and for CHECKOUT, e.g. a
+`git worktree add /tmp/before <commit>` of the commit before a change, in one run)
 - start: seconds from launching `serve` to "serving" (its first build), next to a cold `build` of the same site;
 - post edit: a post's text is changed on disk; the time until the open page (reloaded by the server) has
   the new text in its DOM, from the browser's own clock (navigation timing), median and max of 20 edits;
 - new post / date change: a new newest post is saved, or a post's date made the newest; the time until the open
   home page shows it first (every home page's list shifts by one), 5 of each;
 - CSS edit: the stylesheet is changed; the time until the page's computed style changes (no reload), 20 edits.
+- posts that run code (`exec_figures`, in a site of N posts and one post whose code takes 2 s): the first answer
+  of `/` with nothing cached (from launching `serve`); a code edit to the edited code on the open page, and to its
+  new outputs there; a prose edit of another post once a post with failing code was saved, to the open page.
 A post edit's time is split into: until the browser starts the reload (watcher, debounce, the build up to the
 edited page, the event), and the reload itself (navigation start to DOMContentLoaded); the server's own log gives
 how long its build took to the edited page and in all (feeds, sitemap and lists are written after the reload).
@@ -14,6 +19,7 @@ how long its build took to the edited page and in all (feeds, sitemap and lists 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import statistics
@@ -22,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -41,13 +48,16 @@ FLAGS = (
 )
 
 
-def start_server(root: Path) -> tuple[subprocess.Popen, str, float]:
+def start_server(root: Path, code: Path | None = None) -> tuple[subprocess.Popen, str, float]:
+    """`serve` of the site at `root`, by this checkout's site_builder or by the one in `code` (another checkout)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(code or ROOT)},
     )
     for line in proc.stdout:
         m = re.search(r"serving (http://\S+) ", line)
@@ -230,5 +240,102 @@ def main(n: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+RUNS = """---
+title: Runs code
+date: 2025-12-01
+execute: true
+---
+
+The code below takes two seconds.
+
+```python
+import time
+time.sleep(2)
+print("value-" + "{n}")
+```
+"""
+FAILS = "---\ntitle: Fails\ndate: 2025-12-02\nexecute: true\n---\n\n```python\nprint(2)\n```\n\n```output\n3\n```\n"
+SHOWN = "return [...document.querySelectorAll('.output')].some(e => !e.closest('.exec-stale') && e.innerText.includes(arguments[0]))"
+
+
+def text_shown(driver, text: str, timeout: float) -> float | None:
+    """Seconds until `text` is in the open page's text (polled), or None if not within `timeout`."""
+    t0 = time.time()
+    try:
+        wait(lambda: text in driver.execute_script("return document.body ? document.body.innerText : ''"), timeout)
+    except TimeoutError:
+        return None
+    return time.time() - t0
+
+
+def exec_figures(n: int, code: Path | None) -> dict[str, list[float | None]]:
+    """The figures of posts that run code, with this checkout's site_builder or `code`'s (see the module's doc)."""
+    root = Path(tempfile.mkdtemp(prefix="bench-serve-exec-"))
+    figures: dict[str, list[float | None]] = {"first answer": [], "code edit -> edited code": [],
+                                              "code edit -> new outputs": [], "prose edit beside failing code": []}  # fmt: skip
+    try:
+        bench_build.make_site(root, n)
+        run = root / "content" / "posts" / "runs.md"
+        run.write_text(RUNS.format(n=0))
+        t0 = time.perf_counter()
+        proc, url, _ = start_server(root, code)
+        urllib.request.urlopen(url, timeout=120).read()
+        figures["first answer"].append(time.perf_counter() - t0)
+        log: list[str] = []
+        drain(proc, log)
+        driver = browser()
+        try:
+            driver.get(url + "blog/2025/runs/")
+            wait(lambda: driver.execute_script(SHOWN, "value-0"), timeout=120)
+            for i in range(1, 6):
+                time.sleep(0.5)
+                t0 = time.time()
+                run.write_text(RUNS.format(n=i))
+                figures["code edit -> edited code"].append(text_shown(driver, f'+ "{i}")', 60))
+                wait(lambda i=i: driver.execute_script(SHOWN, f"value-{i}"), timeout=60)
+                figures["code edit -> new outputs"].append(time.time() - t0)
+            (root / "content" / "posts" / "fails.md").write_text(FAILS)
+            time.sleep(3)
+            plain = root / "content" / "posts" / "post-00007.md"
+            text = plain.read_text()
+            driver.get(url + f"blog/{2015 + 7 % 11}/post-00007/")
+            time.sleep(0.5)
+            for i in range(5):
+                plain.write_text(text + f"\nProse edit {i} here.\n")
+                figures["prose edit beside failing code"].append(text_shown(driver, f"Prose edit {i} here.", 10))
+                time.sleep(0.3)
+        finally:
+            driver.quit()
+            proc.terminate()
+            proc.wait()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return figures
+
+
+def figure(values: list[float | None]) -> str:
+    shown = [v for v in values if v is not None]
+    if not shown:
+        return "never (within the wait)"
+    text = f"{statistics.median(shown) * 1000:.0f} ms" + (f" (max {max(shown) * 1000:.0f})" if len(shown) > 1 else "")
+    return text + (f", {len(values) - len(shown)} of {len(values)} never" if len(shown) < len(values) else "")
+
+
+def compare(n: int, before: Path) -> None:
+    now, then = exec_figures(n, None), exec_figures(n, before)
+    print(f"{n} posts and a post whose code takes 2 s; medians of 5 (the first answer: 1)")
+    print(f"{'':34} {'before (' + before.name + ')':>30} {'now':>30}")
+    for name in now:
+        print(f"{name:34} {figure(then[name]):>30} {figure(now[name]):>30}")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4000)
+    args = sys.argv[1:]
+    if "--before" in args:
+        at = args.index("--before")
+        checkout = Path(args[at + 1]).resolve()
+        del args[at : at + 2]
+        compare(int(args[0]) if args else 4000, checkout)
+    else:
+        main(int(args[0]) if args else 4000)
+        print("\n".join(f"{k}: {figure(v)}" for k, v in exec_figures(int(args[0]) if args else 4000, None).items()))

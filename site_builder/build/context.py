@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder import __version__
 from site_builder.build.state import CACHE_FILE, BuildState
@@ -20,6 +21,9 @@ from site_builder.models import RENDER_VERSION
 from site_builder.util.hashing import content_key
 from site_builder.write.output import check_output_dir
 from site_builder.write.theme import Theme, ThemeFile, find_theme, site_static_files, theme_files
+
+if TYPE_CHECKING:
+    from site_builder.build.posts import RunsAside
 
 Log = Callable[[str], None]
 
@@ -58,6 +62,7 @@ class BuildContext:
     include: Include = field(default_factory=Include)  # drafts and future posts, when asked for
     theme_files: list[ThemeFile] = field(default_factory=list)  # as this build found them (`theme_files`)
     loading_key: str = ""  # the settings loaded posts depend on, and the renderer's version
+    aside: RunsAside | None = None  # serve: posts run beside the build, not waited for (`server.runs`)
 
     @property
     def state(self) -> BuildState:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.assemble import PostChange, SiteModel, assemble, update_posts
 from site_builder.assemble.model import out_path, page_url
@@ -22,7 +23,7 @@ from site_builder.build.cachesave import early_save
 from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
-from site_builder.build.posts import SitePosts, fragment_key, read_posts, render_unless_cached
+from site_builder.build.posts import RunsAside, SitePosts, fragment_key, read_posts, render_unless_cached, run_aside
 from site_builder.build.publish import Written, open_writer, publish_images, template_env, write_assets, write_site
 from site_builder.build.state import BuildState, LastBuild, PostRecord
 from site_builder.execute.options import ExecOptions
@@ -33,6 +34,9 @@ from site_builder.render import render_parsed
 from site_builder.util.files import stamp_of
 from site_builder.write.output import LateFile, OutputWriter, write_late
 from site_builder.write.pages import write_pages
+
+if TYPE_CHECKING:
+    from site_builder.execute.results import PostRun
 
 QUICK_MAX = 8  # more changed posts than this (a checkout, a search and replace): load them on every core
 OnUpdate = Callable[[list[str]], None]
@@ -49,6 +53,7 @@ class Edit:
     key: str
     rendered: Rendered
     fresh: bool  # rendered by this build (not found in the state)
+    run: PostRun | None = None  # an executing post's run (None: not known yet, running)
 
 
 @dataclass
@@ -68,12 +73,15 @@ def rebuild(
     log: Log,
     include: Include | None = None,
     base_url: str | None = None,
+    aside: RunsAside | None = None,
 ) -> BuildResult:
-    """Build for the dev server. `changed` lists the files (relative to `root`) a watcher saw change since the build
-    that left `state` (None: look at every file). `on_update(paths)` is called as soon as the edited posts' pages
+    """Build for the dev server, as `build --keep-going` builds (failing code is shown in its post's page).
+    `changed` lists the files (relative to `root`) a watcher saw change since the build that left `state` (None:
+    look at every file). `on_update(paths)` is called as soon as the edited posts' pages
     are in the output (when the output is updated in place); the feeds and sitemap are then left for
-    `result.finish(cancelled)`."""
-    ctx = BuildContext.open(root, output, state, log=log, include=include, base_url=base_url)
+    `result.finish(cancelled)`. `aside`: where executing posts run (serve's `server.runs`), not waited for."""
+    ctx = BuildContext.open(root, output, state, keep_going=True, log=log, include=include, base_url=base_url)
+    ctx.aside = aside
     ctx.state.fill_or_forget(ctx.warnings)  # kept warm: every fragment's HTML at hand for the quick path
     with ctx.warnings_on_stop():
         return _rebuild(ctx, changed, on_update)
@@ -173,8 +181,9 @@ def changed_posts(ctx: BuildContext, changed: list[str] | None) -> set[str] | No
 
 def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | None:
     """Read just the saved posts and update the last build's model in place; None (nothing changed in the state)
-    when the save is anything else: a new, deleted, executing or draft post, a changed date, permalink, tags,
-    language or translation key."""
+    when the save is anything else: a new, deleted or draft post, a post that starts or stops executing, a changed
+    date, permalink, tags, language or translation key. An executing post takes it when its runs are made aside
+    (serve): with its run when known, else as running."""
     if len(only) > QUICK_MAX or not ctx.state.warm.memo().valid_for(ctx.site_key):
         return None
     edits = _edits(ctx, only)
@@ -193,7 +202,13 @@ def quick_update(ctx: BuildContext, only: set[str], last: LastBuild) -> Quick | 
         posts[i] = e.new
         rendered[e.new.permalink] = e.rendered
     fresh = sum(1 for e in edits if e.fresh)
-    return Quick(SitePosts(posts, rendered, fresh, last.runs, [e.new for e in edits]), model)
+    runs = dict(last.runs)
+    for e in edits:
+        if e.new.execute:
+            runs.pop(e.new.rel, None)
+            if e.run is not None:
+                runs[e.new.rel] = e.run
+    return Quick(SitePosts(posts, rendered, fresh, runs, [e.new for e in edits]), model)
 
 
 def _position(posts: list[Post], old: Post) -> int | None:
@@ -216,18 +231,25 @@ def _edits(ctx: BuildContext, only: set[str]) -> list[Edit] | None:
             return None
         if hit is None:
             return None  # a new post
-        if hit.stamp == stamp and hit.key in ctx.state.fragments:
+        executing = hit.post.execute  # looked at again even unchanged: its run may have ended (`server.runs`)
+        if hit.stamp == stamp and hit.key in ctx.state.fragments and not executing:
             continue  # as it was
-        if hit.post.execute or not ctx.include.publishes(hit.post):
+        if (executing and ctx.aside is None) or not ctx.include.publishes(hit.post):
             return None
-        post = load_post(Path(name), ctx.config)
-        if post.execute or not ctx.include.publishes(post):
+        post = hit.post if hit.stamp == stamp else load_post(Path(name), ctx.config)
+        if post.execute != executing or not ctx.include.publishes(post):
             return None
-        key = fragment_key(post, ctx.math_macros)
-        done = render_unless_cached(ctx, post, key)
+        run = None
+        if executing:
+            key, done, run = run_aside(ctx, post)
+            if not key:
+                return None
+        else:
+            key = fragment_key(post, ctx.math_macros)
+            done = render_unless_cached(ctx, post, key)
         if done is not None:
             ctx.state.fragments[key] = done  # kept even if this returns None: the full way finds it
-        edits.append(Edit(name, stamp, hit.post, post, key, done or ctx.state.fragments[key], done is not None))
+        edits.append(Edit(name, stamp, hit.post, post, key, done or ctx.state.fragments[key], done is not None, run))
     return edits
 
 

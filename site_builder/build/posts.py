@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from site_builder.build.context import BuildContext
 from site_builder.build.state import PostRecord, Stamp
@@ -25,6 +25,7 @@ from site_builder.util.parallel import fork_map
 from site_builder.util.paths import relative_text
 
 if TYPE_CHECKING:
+    from site_builder.config.siteexec import SiteExec
     from site_builder.execute.results import PostRun
     from site_builder.render import FenceHook
 
@@ -166,6 +167,30 @@ def _scan(ctx: BuildContext, only: set[str] | None) -> tuple[list[Loaded], list[
 
 
 @dataclass
+class Running:
+    """An executing post whose run is under way (serve): its executed blocks' first lines, and its last run moved
+    to them (`running.stale_run`), shown stale meanwhile, or None."""
+
+    lines: list[int]
+    stale: PostRun | None
+
+
+@dataclass
+class RunsKnown:
+    """What serve knows of its executing posts' runs: finished ones, by post path, and those still running."""
+
+    runs: dict[str, PostRun]
+    running: dict[str, Running]
+
+
+class RunsAside(Protocol):
+    """Runs made beside the build (serve's `server.runs`): the build takes the runs known now and renders the other
+    posts as running; each is built again when its run ends."""
+
+    def lookup(self, parsed: list[ParsedPost], site: SiteExec) -> RunsKnown: ...
+
+
+@dataclass
 class LoadProblem:
     """A post file this build cannot read (a plain record: it may come back from a worker process)."""
 
@@ -235,29 +260,65 @@ def _guarded(stage: Callable[..., R], *args: Any) -> R | LoadProblem:
 
 
 def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], options: ExecOptions) -> dict[str, PostRun]:
-    """Stage 3: run the published executing posts (cached runs are reused), then render them with their results."""
+    """Stage 3: run the published executing posts (cached runs are reused), then render them with their results.
+    With `ctx.aside` (serve) the runs are made beside the build: a post whose run is not known yet is rendered as
+    running."""
     executing = [r.post for r in results if id(r.post) in published and r.post.execute]
     if not executing:
         return {}
     from site_builder.execute import run_posts  # imported when a post executes
     from site_builder.execute.report import failure_lines
     from site_builder.parse import parse_post
-    from site_builder.render import exec_fence_hook
 
     parsed = {id(post): parse_post(post, ctx.content_dir, ctx.math_macros) for post in executing}
-    runs = run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec)
+    if ctx.aside is not None:
+        known = ctx.aside.lookup(list(parsed.values()), ctx.config.exec)
+    else:
+        known = RunsKnown(run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec), {})
+    runs = known.runs
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:
         lines = [line for run in failed for line in failure_lines(run)]
         count = sum(len(run.failures) for run in failed)
         raise ExecutionFailed(lines, failed[0].rel, failed[0].failures[0].line, count)
     for r in results:
-        run = runs.get(r.post.rel)
-        if run is not None and id(r.post) in parsed:
-            r.key = content_key(fragment_key(r.post, ctx.math_macros), run.key, repr(run.failures), str(ctx.keep_going))
-            hook = exec_fence_hook(run, ctx.keep_going)
-            r.rendered = render_unless_cached(ctx, r.post, r.key, hook, parsed[id(r.post)])
+        if id(r.post) in parsed:
+            r.key, r.rendered = _render_run(ctx, r.post, parsed[id(r.post)], known) or (r.key, r.rendered)
     return runs
+
+
+def run_aside(ctx: BuildContext, post: Post) -> tuple[str, Rendered | None, PostRun | None]:
+    """Serve's quick path for one executing post (`ctx.aside` is set): its fragment key, its fragment (None when
+    the state holds it under that key), and its run when known (else it is running)."""
+    from site_builder.parse import parse_post
+
+    assert ctx.aside is not None
+    parsed = parse_post(post, ctx.content_dir, ctx.math_macros)
+    known = ctx.aside.lookup([parsed], ctx.config.exec)
+    key, rendered = _render_run(ctx, post, parsed, known) or ("", None)
+    return key, rendered, known.runs.get(post.rel)
+
+
+def _render_run(
+    ctx: BuildContext, post: Post, parsed: ParsedPost, known: RunsKnown
+) -> tuple[str, Rendered | None] | None:
+    """An executing post's fragment key and fragment (None: the state holds it) with its run, or as running;
+    None when neither is known."""
+    from site_builder.render import exec_fence_hook
+
+    run, running = known.runs.get(post.rel), known.running.get(post.rel)
+    fragment = fragment_key(post, ctx.math_macros)
+    if run is not None:
+        key = content_key(fragment, run.key, repr(run.failures), str(ctx.keep_going))
+        hook = exec_fence_hook(run, ctx.keep_going)
+    elif running is not None:
+        from site_builder.running import running_fence_hook
+
+        key = content_key(fragment, "running", repr(running.stale))
+        hook = running_fence_hook(running.lines, running.stale)
+    else:
+        return None
+    return key, render_unless_cached(ctx, post, key, hook, parsed)
 
 
 def render_unless_cached(

@@ -12,20 +12,24 @@ import time
 import webbrowser
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 from site_builder.build import BuildResult, BuildState
 from site_builder.build.context import Log
 from site_builder.build.incremental import rebuild, warm_up
 from site_builder.config import load_config
-from site_builder.errors import ExecutionFailed, SiteError, SiteErrors, SiteWarning, sorted_warnings
+from site_builder.errors import ExecutionFailed, SiteError, SiteErrors
 from site_builder.load import Include
 from site_builder.server.http import Broadcaster, SiteServer
+from site_builder.server.report import Preview, Printed
+from site_builder.server.runs import BackgroundRuns
 from site_builder.server.search import SearchIndexer
 from site_builder.server.watch import Watcher
 from site_builder.util.files import atomic_write
 from site_builder.write.theme import find_theme
+
+if TYPE_CHECKING:
+    from site_builder.execute.results import PostRun
 
 RELOAD_WAIT = 0.5  # seconds a rebuild waits at most for open pages to reload before writing lists and feeds
 
@@ -66,11 +70,14 @@ class DevSite:
         default_factory=set
     )  # files changed since the last build that succeeded (None: unknown)
     interrupt: threading.Event = field(default_factory=threading.Event)  # set by the watcher: a newer change is coming
-    warned: set[SiteWarning] = field(default_factory=set)  # the last build's warnings, printed then
+    printed: Printed = field(default_factory=Printed)  # the warnings and code failures printed
     include: Include = field(default_factory=Include)  # --drafts, --future
-    base_url: str | None = None  # a site under a path is previewed at the server's root
+    preview: Preview = field(default_factory=Preview)  # a site under a path is previewed at the server's root
     indexer: SearchIndexer | None = None  # the search index, made again once saves are quiet
     builds: int = 0  # builds that succeeded: every SETTLE_EVERY-th collects the whole heap
+    runs: BackgroundRuns | None = None  # executing posts run beside the builds (None: each build waits for them)
+    ended: set[str] = field(default_factory=set)  # posts whose runs ended, to build again (`run_ended`)
+    ended_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def rebuild(self, changed: list[str] | None = None) -> BuildResult | None:
         """Build (incrementally, warm cache in memory); tell open pages what changed or what is wrong.
@@ -81,6 +88,8 @@ class DevSite:
         with self.lock:
             start = time.perf_counter()
             self.interrupt.clear()
+            if changed is None or "site.yml" in changed:  # a url with a path now, or none: previewed at the root
+                self.preview = Preview.of(self.root)
             if changed and not self.last_error and self._copy_static(changed):
                 self.log(f"updated {', '.join(changed)} in {(time.perf_counter() - start) * 1000:.0f} ms")
                 return None
@@ -103,8 +112,9 @@ class DevSite:
             try:
                 changed_now = None if self.pending is None else sorted(self.pending)
                 result = rebuild(
-                    self.root, self.output, self.state, changed_now, pages_ready, self.log, self.include, self.base_url
-                )
+                    self.root, self.output, self.state, changed_now, pages_ready, self.log, self.include,
+                    self.preview.base_url, self.runs,
+                )  # fmt: skip
             except ExecutionFailed as exc:
                 self._error(exc.lines[0], "\n".join(exc.lines), exc)
                 return None
@@ -114,27 +124,40 @@ class DevSite:
             except BaseException:
                 self.pending = None  # the warm cache may be half updated: the next build looks at every file
                 raise
+            finally:
+                if self.runs is not None:  # the pages are out (or the build failed): the runs it asked for start
+                    self.runs.release()
             self.state = result.state
             self.pending = set()
-            self._warn(result)
+            self.printed.report(result, self.log)
             paths = self._announce(result, set(sent))
-            what = f"{len(paths)} files changed" if paths else "nothing changed"
-            trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
-            early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
+            self.printed.show(result, self.events)
             if self.builds:  # the first build is announced by serve as "built N posts in Xs"
-                self.log(f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}")
+                self.log(_rebuilt(start, first, paths, changed))
             if paths and self.indexer is not None:
                 self.indexer.poke()
             self.builds += 1
             settle_heap(self.builds)
             return result
 
-    def _warn(self, result: BuildResult) -> None:
-        """Print the build's warnings that the last build did not have (sorted): a save shows what it caused."""
-        now = set(result.warnings)
-        for warning in sorted_warnings(list(now - self.warned)):
-            self.log(f"warning: {warning}")
-        self.warned = now
+    def run_ended(self, run: PostRun) -> None:
+        """A post's run ended (`server.runs`, in its thread): build the post again with it, in a thread of its own
+        (posts whose runs end meanwhile are built by the same rebuild)."""
+        state = "failed" if not run.ok else "passed"
+        self.log(f"ran the code of {run.rel} in {run.seconds:.1f}s: {state}")
+        with self.ended_lock:
+            first = not self.ended
+            self.ended.add(run.rel)
+        if first:
+            threading.Thread(target=self._build_ended, name="after runs", daemon=True).start()
+
+    def _build_ended(self) -> None:
+        while True:
+            with self.ended_lock:
+                rels, self.ended = sorted(self.ended), set()
+            if not rels or self.events.closed.is_set():
+                return
+            self.rebuild(rels)
 
     def _announce(self, result: BuildResult, sent: set[str]) -> list[str]:
         """Tell open pages what the build changed besides the pages already reloaded (`sent`): CSS is swapped in
@@ -204,15 +227,12 @@ class DevSite:
         self.events.send({"type": "error", "file": str(exc.file or ""), "line": exc.line, "message": message})
 
 
-def _at_root(root: Path) -> str | None:
-    """For a site served under a path (`url: https://user.github.io/blog/`), its url without the path: the dev
-    server serves the preview at its root. None otherwise (or when site.yml cannot be read: the build says why)."""
-    try:
-        url = load_config(root).url
-    except SiteError:
-        return None
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}/" if parts.path.strip("/") else None
+def _rebuilt(start: float, first: list[float], paths: list[str], changed: list[str] | None) -> str:
+    """`rebuilt in 80 ms, 40 ms to the edited page: 3 files changed (content/posts/x.md)`."""
+    what = f"{len(paths)} files changed" if paths else "nothing changed"
+    trigger = f" ({', '.join(changed[:3])}{'...' if changed and len(changed) > 3 else ''})" if changed else ""
+    early = f", {(first[0] - start) * 1000:.0f} ms to the edited page" if first else ""
+    return f"rebuilt in {(time.perf_counter() - start) * 1000:.0f} ms{early}: {what}{trigger}"
 
 
 MEMORY_FREE = 2 << 30  # serve's output goes to /dev/shm when it has this much room
@@ -250,8 +270,9 @@ def serve(
     previous = _stop_on_signals()
     parts = _Running()
     try:
-        site = DevSite(root, workdir / "site", log=log, include=include or Include(), base_url=_at_root(root))
+        site = DevSite(root, workdir / "site", log=log, include=include or Include())
         site.indexer = parts.indexer = SearchIndexer(root, site.output, log)
+        site.runs = parts.runs = BackgroundRuns(root, site.run_ended)
         gc.disable()  # the first build made as `build` makes it, without collections: 16,000 posts, 1.5-2 s less
         try:
             first = site.rebuild()
@@ -294,6 +315,7 @@ class _Running:
     site: DevSite | None = None
     port: int = 0
     indexer: SearchIndexer | None = None
+    runs: BackgroundRuns | None = None
 
     def start(self, site: DevSite, host: str, port: int) -> None:
         self.site = site
@@ -318,6 +340,8 @@ class _Running:
             self.thread.join(timeout=2)
         if self.indexer is not None:
             self.indexer.stop()
+        if self.runs is not None:
+            self.runs.stop()
 
 
 def _stop_on_signals() -> dict[signal.Signals, Any]:

@@ -205,6 +205,13 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         found = read_file(root, url_path)
+        moved = self.site.preview.at_root(url_path) if found is None else None
+        if moved is not None:  # the site's path (`url: .../blog/`) typed in: the preview is at the root
+            self.send_response(HTTPStatus.FOUND)
+            self.send_header("Location", moved)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if found is None:
             page = read_file(root, "/404.html")
             body = page[1] if page is not None else b"<h1>404 Not Found</h1>"

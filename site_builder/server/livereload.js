@@ -30,7 +30,7 @@
     }
     box.textContent = "";
     var head = document.createElement("strong");
-    head.textContent = "Build error" + (event.file ? " in " + event.file + (event.line ? ":" + event.line : "") : "");
+    head.textContent = (event.kind === "code" ? "Code failed" : "Build error") + (event.file ? " in " + event.file + (event.line ? ":" + event.line : "") : "");
     head.style.color = "#ff7b72";
     var msg = document.createElement("div");
     msg.className = "message";

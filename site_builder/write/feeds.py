@@ -81,7 +81,7 @@ def atom_feed(
     entry_cache = {} if entry_cache is None else entry_cache
     base_url, author = config.base_url, config.author
     for view in chosen:
-        key = (view.post.digest, view.key, lang or "", base_url, author)
+        key = (view.post.digest, view.key, lang or "", base_url, author, view.post.lang)  # its lang: site.yml's
         entry = entry_cache.get(key)
         if entry is None:
             entry = entry_cache[key] = _entry(config, view, lang)
