@@ -1,0 +1,69 @@
+"""The images and files a converted doc uses, found in its Markdown and HTML and resolved in the source tree.
+
+`collect(doc, resolve)` reads the doc's final body for `![..](src)`, `[..](href)`, `<img src>`, `<a href>`,
+`<source src>` and `<video|audio src>`; each local reference that `resolve(ref, doc)` finds in the source tree
+becomes a `SourceFile`:
+- a site-root path (`/assets/img/x.png`): an image goes to content/<path> (images below content/ publish at that
+  path, so the URL is kept: render.local_image), any other file to static/<path> (copied to the output root);
+- a relative path (`img/x.png` next to the post): copied next to the written post, at the same relative path.
+A reference that `resolve` cannot find is left as written (the build warns about a missing image). The reader
+supplies `resolve`, since where a link points depends on the generator (baseurl, Hugo's static/, page bundles).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from site_builder.importer.source.model import IMAGE_SUFFIXES, FileArea, SourceDoc, SourceFile
+
+# a Markdown link or image target (with an optional title), or an HTML src/href attribute
+_REFS = re.compile(
+    r"""\]\(\s*<?(?P<md>[^)\s>]+)>?(?:\s+["'(][^)]*)?\)"""
+    r"""|<(?:img|source|video|audio|a|embed|iframe)\b[^>]*?\s(?:src|href)\s*=\s*["'](?P<html>[^"']+)["']""",
+    re.I,
+)
+_CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$|`[^`\n]+`", re.M | re.S)
+
+Resolver = Callable[[str, SourceDoc], Path | None]
+
+
+def references(body: str) -> list[str]:
+    """Local references in a body (code blocks and spans left out), in order, once each."""
+    text = _CODE.sub("", body)
+    found: dict[str, None] = {}
+    for m in _REFS.finditer(text):
+        ref = m.group("md") or m.group("html") or ""
+        parts = urlsplit(ref)
+        if parts.scheme or parts.netloc or not parts.path or ref.startswith(("#", "data:")) or "{" in ref:
+            continue
+        found[ref] = None
+    return list(found)
+
+
+def is_page_link(ref: str) -> bool:
+    """A link to a page (no file suffix, `.html`), not a file to copy."""
+    suffix = PurePosixPath(unquote(urlsplit(ref).path)).suffix.lower()
+    return suffix in ("", ".html", ".htm", ".md", ".markdown", ".php")
+
+
+def collect(doc: SourceDoc, resolve: Resolver) -> list[SourceFile]:
+    """The files `doc` uses that `resolve` finds, each with where it goes in NEW_SITE (see the module doc)."""
+    out: list[SourceFile] = []
+    for ref in references(doc.body):
+        if is_page_link(ref):
+            continue
+        origin = resolve(ref, doc)
+        if origin is None or not origin.is_file():
+            continue
+        path = unquote(urlsplit(ref).path)
+        if path.startswith("/"):
+            area: FileArea = "content" if origin.suffix.lower() in IMAGE_SUFFIXES else "static"
+            out.append(SourceFile(origin, area, path.lstrip("/")))
+        else:
+            folder = PurePosixPath(doc.dest).parent
+            dest = PurePosixPath(folder, path).as_posix()
+            out.append(SourceFile(origin, "content", f"{'posts' if doc.kind == 'post' else 'pages'}/{dest}"))
+    return out
