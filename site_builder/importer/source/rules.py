@@ -12,7 +12,8 @@ The `RuleContext` a rule gets:
 - `urls`: the `UrlIndex` of every post and page of the site (for `{% post_url %}`, `{{< ref >}}`, `{filename}`);
 - `line(text, pos)`: the source line of position `pos` of the text as the rule sees it. Rules keep the number of
   lines where they can (a tag replaced by a line, a block by as many lines), so that lines stay the source's;
-- `keep(fragment)`: a placeholder for text no later rule may touch (`{% raw %}`, code that must stay verbatim);
+- `keep(fragment, source)`: a placeholder for text no later rule may touch (`{% raw %}`, code that must stay
+  verbatim, a replacement with more lines than the `source` it replaces, which keeps later lines right);
   `apply_rules` puts the fragments back at the end.
 
 Helpers: `outside_code(text, fn)` applies `fn` to the parts of the text outside fenced code blocks (kramdown
@@ -54,10 +55,11 @@ class RuleContext:
     urls: UrlIndex
     problems: list[ImportProblem] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    kept_lines: list[int] = field(default_factory=list)  # source lines each kept fragment stands for
 
     def line(self, text: str, pos: int) -> int:
         before = text[:pos]
-        hidden = sum(self.kept[int(m.group(1))].count("\n") for m in _KEPT.finditer(before)) if "\x00K" in before else 0
+        hidden = sum(self.kept_lines[int(m.group(1))] for m in _KEPT.finditer(before)) if "\x00K" in before else 0
         return self.doc.line_offset + before.count("\n") + hidden
 
     def problem(self, text: str, pos: int, message: str) -> None:
@@ -68,10 +70,13 @@ class RuleContext:
         shown = " ".join(construct.split())
         self.problem(text, pos, f"not converted, kept as an HTML comment: {shown[:120]}" + (f" ({why})" if why else ""))
         safe = construct.replace("--", "- -").replace("\x00", "")
-        return self.keep(f"<!-- not converted: {safe} -->")
+        return self.keep(f"<!-- not converted: {safe} -->", construct)
 
-    def keep(self, fragment: str) -> str:
+    def keep(self, fragment: str, source: str | None = None) -> str:
+        """A placeholder for `fragment`, put back by `apply_rules`; it stands for `source` (default: the fragment)
+        in the line count of `line`."""
         self.kept.append(fragment)
+        self.kept_lines.append((fragment if source is None else source).count("\n"))
         return _KEEP.format(len(self.kept) - 1)
 
     def restore(self, text: str) -> str:

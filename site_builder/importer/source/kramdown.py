@@ -1,0 +1,142 @@
+"""kramdown (Jekyll's Markdown) syntax that CommonMark does not read, one rule per construct (rules.py).
+
+- Block attribute lists after a block: Chirpy's `{: .prompt-tip|info|warning|danger }` and Minimal Mistakes'
+  `{: .notice|notice--info|primary|success|warning|danger }` make the block above an admonition (`::: tip`...);
+  `{: file="x" }` after a fenced code block becomes the block's `title`; any other `{: ...}`, `{:toc}` (with the
+  `* TOC` line it follows), `{:.no_toc}` and attribute list definitions are dropped.
+- Span attribute lists (`` `x`{: .filepath} ``, `![a](b){: width="400"}`) are dropped.
+- Extensions `{::nomarkdown}`, `{:/nomarkdown}`, `{::options ... /}`, `{::comment}...{:/comment}` are dropped
+  (the text between nomarkdown's markers is HTML already, as CommonMark reads it).
+- Math: `$$...$$` inside a sentence is inline math in kramdown; it becomes `$...$` (display math on its own
+  lines stays `$$`). Spaces just inside the dollars are removed (`$ x $` is not math here).
+All of them leave fenced code alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from site_builder.importer.source.rules import Rule, RuleContext, outside_code, sub_outside_code
+
+# class -> our admonition kind (admonitions.py KINDS and ALIASES)
+ADMONITIONS = {
+    "prompt-tip": "tip",
+    "prompt-info": "note",
+    "prompt-warning": "warning",
+    "prompt-danger": "danger",
+    "notice": "note",
+    "notice--info": "note",
+    "notice--primary": "important",
+    "notice--success": "tip",
+    "notice--warning": "warning",
+    "notice--danger": "danger",
+}
+
+_EXTENSIONS = re.compile(
+    r"\{::comment\}.*?\{:/comment\}|\{::nomarkdown\}|\{:/nomarkdown\}|\{::options\b[^}]*/?\}", re.S
+)
+
+
+def extensions(text: str, ctx: RuleContext) -> str:
+    return sub_outside_code(_EXTENSIONS, lambda m, _o: ctx.keep("", m.group(0)), text)
+
+
+_BLOCK_IAL = re.compile(r"^[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
+_FILE = re.compile(r"""\bfile\s*=\s*(["'])(.*?)\1""")
+_CLASS = re.compile(r"(?<![\w-])\.([\w-]+)")
+_FENCE_OPEN = re.compile(r"^([ \t]{0,3})(`{3,}|~{3,})([^\n]*)$")
+
+
+def _admonition(lines: list[str], kind: str) -> list[str]:
+    """The block ending at the end of `lines` (back to a blank line) opened as `::: kind` (a quote unquoted); the
+    caller closes it on the attribute list's line."""
+    start = len(lines)
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    block = lines[start:]
+    if block and all(line.lstrip().startswith(">") for line in block):
+        block = [re.sub(r"^\s*> ?", "", line, count=1) for line in block]
+    return [*lines[:start], f"::: {kind}", *block]
+
+
+def _titled(lines: list[str], title: str) -> bool:
+    """Give the fenced block that ends on the last line a `title` option; False when no fence ends there."""
+    if not lines or not re.match(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*$", lines[-1]):
+        return False
+    close = lines[-1].strip()
+    for i in range(len(lines) - 2, -1, -1):
+        m = _FENCE_OPEN.match(lines[i])
+        if m and m.group(2)[0] == close[0] and len(m.group(2)) <= len(close):
+            quote = '"' if '"' not in title else "'"
+            info = m.group(3).rstrip()
+            option = f"title={quote}{title}{quote}"
+            info = info[:-1] + f" {option}}}" if info.endswith("}") else f"{info} {{{option}}}"
+            lines[i] = f"{m.group(1)}{m.group(2)}{info.lstrip() if not m.group(3).strip() else info}"
+            return True
+    return False
+
+
+def _fence_state(line: str, open_fence: str) -> str:
+    """The fence open after `line` ("" for none), given the one open before it."""
+    m = re.match(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$", line)
+    if not m:
+        return open_fence
+    if not open_fence:
+        return m.group(1)
+    closes = m.group(1)[0] == open_fence[0] and len(m.group(1)) >= len(open_fence) and not m.group(2).strip()
+    return "" if closes else open_fence
+
+
+def block_attributes(text: str, ctx: RuleContext) -> str:
+    """Each block attribute list line, with the block above it (fences included: `{: file }` follows one)."""
+    out: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        m = None if fence else _BLOCK_IAL.match(line)
+        fence = _fence_state(line, fence)
+        if m is None:
+            out.append(line)
+            continue
+        body = m.group(1).strip()
+        kinds = [ADMONITIONS[c] for c in _CLASS.findall(body) if c in ADMONITIONS]
+        file = _FILE.search(body)
+        if kinds and out and out[-1].strip():
+            out = _admonition(out, kinds[0])
+            out.append(":::")
+            continue
+        if not (file and _titled(out, file.group(2))) and body.lower() in ("toc", ".toc") and out:
+            if re.match(r"^\s*[*+-]\s+TOC\s*$", out[-1]):
+                out[-1] = ""
+        out.append("")
+    return "\n".join(out)
+
+
+_SPAN_IAL = re.compile(r"(?<=[)`*_\]>])\{:(?!:)[^}\n]*\}")
+_ALD = re.compile(r"^[ \t]{0,3}\{:[\w-]+:[^}\n]*\}[ \t]*$", re.M)
+
+
+def span_attributes(text: str, ctx: RuleContext) -> str:
+    text = sub_outside_code(_ALD, lambda m, _o: "", text)
+    return sub_outside_code(_SPAN_IAL, lambda m, _o: "", text)
+
+
+_INLINE_DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$)([^\n$]+?)\$\$(?!\$)")
+
+
+def inline_math(text: str, ctx: RuleContext) -> str:
+    """`$$x$$` with text before or after it on its line is kramdown's inline math: `$x$`."""
+
+    def part(chunk: str, _start: int) -> str:
+        out = []
+        for line in chunk.split("\n"):
+            stripped = line.strip()
+            alone = stripped.startswith("$$") and stripped.endswith("$$") and stripped.count("$$") == 2
+            if "$$" in line and not alone:
+                line = _INLINE_DISPLAY.sub(lambda m: f"${m.group(1).strip()}$", line)
+            out.append(line)
+        return "\n".join(out)
+
+    return outside_code(text, part)
+
+
+RULES: tuple[Rule, ...] = (extensions, block_attributes, span_attributes, inline_math)
