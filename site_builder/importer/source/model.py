@@ -72,6 +72,9 @@ class SourceDoc:
     body: str
     line_offset: int = 1
     source_meta: dict[str, Any] = field(default_factory=dict)  # the source's own front matter, as read (for rules)
+    # an nbformat 4 notebook (a Pelican `{% notebook %}` post): written as `dest` (.ipynb), `meta` in a first raw
+    # cell, as the build reads notebook posts (notebook.py); `body` is then its Markdown cells, for the report
+    notebook: dict[str, Any] | None = None
 
     @property
     def draft(self) -> bool:

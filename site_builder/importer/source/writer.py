@@ -11,6 +11,7 @@ move onto this writer by producing a SourceSite of its entries.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from datetime import date, datetime
@@ -69,6 +70,10 @@ def site_yml(settings: SiteSettings) -> str:
 
 def doc_text(doc: SourceDoc) -> str:
     meta = {k: v for k, v in doc.meta.items() if k in _DOC_KEYS and v not in (None, "", [])}
+    if doc.notebook is not None:  # the front matter as the notebook's first raw cell (notebook.py reads it)
+        front = {"cell_type": "raw", "metadata": {}, "source": f"---\n{_dump(meta)}---"}
+        notebook = {**doc.notebook, "cells": [front, *doc.notebook.get("cells", [])]}
+        return json.dumps(notebook, ensure_ascii=False, indent=1) + "\n"
     body = doc.body.strip("\n")
     return f"---\n{_dump(meta)}---\n\n{body}\n" if body else f"---\n{_dump(meta)}---\n"
 
