@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets
+from site_builder.importer.source import assets, mathjax
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -98,8 +98,10 @@ def _docs(site: HugoSite, root: Path, problems: list[ImportProblem], notes: list
                 elif doc is not None:
                     docs.append(doc)
     if lists:
-        notes.append("list pages and pages with no text of their own not imported (the new site makes its own"
-                     " lists and search): " + ", ".join(lists))
+        notes.append(
+            "list pages and pages with no text of their own not imported (the new site makes its own"
+            " lists and search): " + ", ".join(lists)
+        )
     return docs
 
 
@@ -145,7 +147,9 @@ def _templates(site: HugoSite, root: Path) -> dict[str, str]:
     """The site's own shortcode templates (then its themes'), name -> text."""
     themes = site.config.get("theme") or []
     folders = [root / "layouts" / "shortcodes"]
-    folders += [root / "themes" / str(t) / "layouts" / "shortcodes" for t in ([themes] if isinstance(themes, str) else themes)]
+    folders += [
+        root / "themes" / str(t) / "layouts" / "shortcodes" for t in ([themes] if isinstance(themes, str) else themes)
+    ]
     found: dict[str, str] = {}
     for folder in folders:
         for path in sorted(folder.glob("*.html")) if folder.is_dir() else []:
@@ -200,7 +204,9 @@ def _nav(site: HugoSite, pages: list[SourceDoc]) -> list[str]:
 
 def _settings(site: HugoSite, pages: list[SourceDoc], notes: list[str]) -> SiteSettings:
     c, params = site.config, site.params
-    subtitle = next((str(v) for v in (params.get("description"), params.get("subtitle"), c.get("description")) if v), "")
+    subtitle = next(
+        (str(v) for v in (params.get("description"), params.get("subtitle"), c.get("description")) if v), ""
+    )
     default = site.default_lang if site.languages else site.default_lang.split("-")[0]
     url = site.base_url.rstrip("/") + "/" if site.base_url.startswith("http") else ""
     return SiteSettings(
@@ -223,7 +229,7 @@ def read(root: Path, config: Path) -> SourceSite:
     docs = _docs(site, root, problems, notes)
     urls = _url_index(docs, site, root)
     resolve = _resolver(site, root)
-    hugo_rules = (*rules(_templates(site, root)), span_attributes)
+    hugo_rules = (*rules(_templates(site, root)), span_attributes, mathjax.escaped_dollars)
     found: list[SourceFile] = []
     for doc in docs:
         problems += apply_rules(doc, hugo_rules, urls)
@@ -235,6 +241,10 @@ def read(root: Path, config: Path) -> SourceSite:
                 found.append(SourceFile(origin, "static", image.lstrip("/")))
             else:
                 folder = "posts" if doc.kind == "post" else "pages"
-                found.append(SourceFile(origin, "content", f"{folder}/{Path(doc.dest).parent.as_posix()}/{image}".replace("/./", "/")))
+                found.append(
+                    SourceFile(
+                        origin, "content", f"{folder}/{Path(doc.dest).parent.as_posix()}/{image}".replace("/./", "/")
+                    )
+                )
     settings = _settings(site, [d for d in docs if d.kind == "page"], notes)
     return SourceSite("hugo", root, settings, docs, assets.merge(found), problems, notes)

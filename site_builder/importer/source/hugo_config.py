@@ -13,7 +13,7 @@ subtitle), `defaultContentLanguage`, `defaultContentLanguageInSubdir`, `[languag
 from __future__ import annotations
 
 import json
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from datetime import timezone, tzinfo
 from pathlib import Path
@@ -24,7 +24,19 @@ import yaml
 
 from site_builder.errors import SiteError
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same library, before it was in the standard library
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
 _SUFFIXES = (".toml", ".yaml", ".yml", ".json")
+TomlError = tomllib.TOMLDecodeError
+
+
+def read_toml(text: str) -> dict[str, Any]:
+    """TOML text as a mapping (Hugo's config and `+++` front matter); TomlError when it is not TOML."""
+    data: dict[str, Any] = tomllib.loads(text)
+    return data
 
 
 def _lower(value: Any) -> Any:
@@ -134,8 +146,12 @@ def _languages(config: dict[str, Any], default: str) -> dict[str, Language]:
         if settings.get("disabled"):
             continue
         folder = str(settings.get("contentdir") or "")
-        out[code] = Language(code, folder if folder != content else "", int(settings.get("weight") or 0),
-                             str(settings.get("title") or ""))
+        out[code] = Language(
+            code,
+            folder if folder != content else "",
+            int(settings.get("weight") or 0),
+            str(settings.get("title") or ""),
+        )
     ordered = sorted(out.values(), key=lambda lang: (lang.code != default, lang.weight, lang.code))
     return {lang.code: lang for lang in ordered} if len(ordered) > 1 else {}
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from site_builder.importer.source.front import Front, parse_date, split
-from site_builder.importer.source.hugo_config import HugoSite
+from site_builder.importer.source.hugo_config import HugoSite, TomlError, read_toml
 from site_builder.importer.source.hugo_urls import PagePath, page_url, sanitize
 from site_builder.importer.source.model import ImportProblem, SourceDoc
 
@@ -36,8 +35,8 @@ def read_front(path: Path, rel: str) -> Front | ImportProblem:
         return ImportProblem(rel, None, f"not read: {exc}")
     if front.kind == "toml":
         try:
-            front.meta = tomllib.loads(front.raw)
-        except tomllib.TOMLDecodeError as exc:
+            front.meta = read_toml(front.raw)
+        except TomlError as exc:
             return ImportProblem(rel, 2, f"not read: cannot read the TOML front matter: {exc}")
     if front.error:
         return ImportProblem(rel, front.error_line, f"not read: {front.error}")
@@ -130,8 +129,16 @@ def hugo_doc(
         ours["hidden"] = True
     if meta.get("draft") is True or str(meta.get("draft")).lower() == "true":
         ours["draft"] = True
-    return SourceDoc(path, rel, "post" if post else "page", _dest(site, clean, lang, url, post), ours,
-                     front.body, front.body_line, meta)
+    return SourceDoc(
+        path,
+        rel,
+        "post" if post else "page",
+        _dest(site, clean, lang, url, post),
+        ours,
+        front.body,
+        front.body_line,
+        meta,
+    )
 
 
 def _dest(site: HugoSite, inner: str, lang: str, url: str, post: bool) -> str:
@@ -156,6 +163,8 @@ def read_doc(
         return front
     meta = front.meta
     build = meta.get("_build") or meta.get("build")
-    if meta.get("headless") is True or (isinstance(build, dict) and str(build.get("render")).lower() in ("never", "false")):
+    if meta.get("headless") is True or (
+        isinstance(build, dict) and str(build.get("render")).lower() in ("never", "false")
+    ):
         return None
     return hugo_doc(site, path, rel, inner, front, is_post(meta, inner, site.main_sections), folder_lang)

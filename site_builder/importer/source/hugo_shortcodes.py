@@ -28,7 +28,7 @@ _MATH = ("katex", "math", "mathjax", "latex", "tex")
 
 
 def _own_line(text: str, start: int) -> str:
-    """"\n" when the text before `start` does not end a line (a block must start one)."""
+    """ "\n" when the text before `start` does not end a line (a block must start one)."""
     return "" if start == 0 or text[start - 1] == "\n" else "\n"
 
 
@@ -118,7 +118,10 @@ def details(call: Shortcode, ctx: RuleContext, text: str) -> str:
     title = call.get("title", 0) or call.get("summary") or "Details"
     opened = " open" if call.get("open").lower() in ("true", "open") else ""
     inner = (call.inner or "").strip("\n")
-    return _own_line(text, call.start) + f"\n<details{opened}>\n<summary>{escape(title)}</summary>\n\n{inner}\n\n</details>\n"
+    return (
+        _own_line(text, call.start)
+        + f"\n<details{opened}>\n<summary>{escape(title)}</summary>\n\n{inner}\n\n</details>\n"
+    )
 
 
 def math(call: Shortcode, ctx: RuleContext, text: str) -> str:
@@ -178,4 +181,3 @@ def rules(templates: dict[str, str]) -> tuple[Rule, ...]:
         return expand(text, ctx, handler_of)
 
     return (escapes, shortcodes, leftovers)
-

@@ -3,8 +3,9 @@ template's text with each `{{ ... }}` action replaced by its value, when every a
 `.Get N`, `.Get "name"`, `.Inner`, `.Page.File.BaseFileName|ContentBaseName|Dir`, `.Page.Title`,
 `.Page.Permalink|RelPermalink`, `.Site.BaseURL|Title` (with `$.` too, in parentheses or not), piped through
 filters that do not change the text here (`safeHTML`, `markdownify`, `safeURL`, `relURL`, `htmlUnescape`...), or a
-`{{/* comment */}}`. A template that gives one `<img>` becomes a Markdown image. A template with logic (`if`, `range`, `with`, variables, partials) is not read: its calls
-are kept as HTML comments, with a warning (shortcodes.leftovers).
+`{{/* comment */}}`. A template that gives one `<img>` becomes a Markdown image. A template with logic (`if`,
+`range`, `with`, variables, partials) is not read: its calls are kept as HTML comments, with a warning
+(shortcodes.leftovers).
 """
 
 from __future__ import annotations

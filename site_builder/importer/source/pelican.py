@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, pelican_tags
+from site_builder.importer.source import assets, mathjax, pelican_tags
 from site_builder.importer.source.front import parse_date, split
 from site_builder.importer.source.model import ImportProblem, SiteSettings, SourceDoc, SourceFile, SourceSite
 from site_builder.importer.source.pelican_config import PelicanSite, pelican_site, read_settings
@@ -59,7 +59,7 @@ def read_meta(text: str) -> tuple[dict[str, Any], str, int]:
     meta: dict[str, Any] = {}
     last = ""
     i = 0
-    for i, line in enumerate(lines):  # noqa: B007 (i is the body's first line after the loop)
+    for i, line in enumerate(lines):
         m = _META.match(line)
         if m and (meta or i == 0):
             last = m.group(1).lower()
@@ -120,12 +120,23 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
     slug = str(meta.get("slug") or slugify(source))
     lang = str(meta.get("lang") or site.get("DEFAULT_LANG"))
     folder = posixpath.dirname(content_rel)
-    category = str(meta.get("category") or (folder.split("/")[-1] if folder and site.get("USE_FOLDER_AS_CATEGORY") else "")
-                   or site.get("DEFAULT_CATEGORY"))
+    category = str(
+        meta.get("category")
+        or (folder.split("/")[-1] if folder and site.get("USE_FOLDER_AS_CATEGORY") else "")
+        or site.get("DEFAULT_CATEGORY")
+    )
     kind = "PAGE" if page else "ARTICLE"
-    pattern = str(meta.get("url") or site.get(f"{kind}_URL" if lang == site.get("DEFAULT_LANG") else f"{kind}_LANG_URL"))
-    values = {**{k: v for k, v in meta.items() if isinstance(v, str)}, "slug": slug, "date": dt, "lang": lang,
-              "category": slugify(category), "author": slugify(str(meta.get("author") or site.get("AUTHOR") or ""))}
+    pattern = str(
+        meta.get("url") or site.get(f"{kind}_URL" if lang == site.get("DEFAULT_LANG") else f"{kind}_LANG_URL")
+    )
+    values = {
+        **{k: v for k, v in meta.items() if isinstance(v, str)},
+        "slug": slug,
+        "date": dt,
+        "lang": lang,
+        "category": slugify(category),
+        "author": slugify(str(meta.get("author") or site.get("AUTHOR") or "")),
+    }
     url = _url(pattern, values) or f"/{slug}.html"
     ours: dict[str, Any] = {"title": title, "date": dt}
     updated = _date(meta.get("modified"), site)
@@ -201,6 +212,7 @@ def _rules(site: PelicanSite) -> tuple[Rule, ...]:
         pelican_tags.media,
         pelican_tags.links,
         pelican_tags.summary_marks,
+        mathjax.escaped_dollars,
         pelican_tags.leftovers,
     )
 
@@ -239,4 +251,3 @@ def read(root: Path, config: Path) -> SourceSite:
         found += assets.collect(doc, resolve)
     pages = [d for d in docs if d.kind == "page"]
     return SourceSite("pelican", root, _settings(site, root, pages), docs, assets.merge(found), problems, [])
-

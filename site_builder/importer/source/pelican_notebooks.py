@@ -21,7 +21,7 @@ from site_builder.importer.source.pelican_tags import NOTEBOOK_MARK
 def _read(path: Path) -> Any:
     try:
         with path.open(encoding="utf-8") as f:
-            return nbformat.read(f, as_version=4)
+            return nbformat.read(f, as_version=4)  # type: ignore[no-untyped-call]
     except (OSError, UnicodeDecodeError, ValueError, nbformat.reader.NotJSONError) as exc:
         return str(exc)
 

@@ -75,7 +75,7 @@ def media(text: str, ctx: RuleContext) -> str:
     def video(m: re.Match[str]) -> str:
         size = "".join(f' {k}="{v}"' for k, v in (("width", m.group(2)), ("height", m.group(3))) if v)
         poster = f' poster="{m.group(4)}"' if m.group(4) else ""
-        return ctx.keep(f"\n\n<video src=\"{m.group(1)}\" controls{size}{poster}></video>\n\n", m.group(0))
+        return ctx.keep(f'\n\n<video src="{m.group(1)}" controls{size}{poster}></video>\n\n', m.group(0))
 
     def linked(m: re.Match[str]) -> str:
         return f"[{m.group(1).capitalize()} video: {m.group(2)}]({_SITES[m.group(1)].format(m.group(2))})"
@@ -115,7 +115,9 @@ def include_code(code_dir: Path, site_path: str) -> Rule:
     return rule
 
 
-_LINK = re.compile(r"(?:\{(filename|static|attach|index|tag|category|author)\}|\|(filename|static|attach)\|)([^\s)\"'>]*)")
+_LINK = re.compile(
+    r"(?:\{(filename|static|attach|index|tag|category|author)\}|\|(filename|static|attach)\|)([^\s)\"'>]*)"
+)
 
 
 def links(text: str, ctx: RuleContext) -> str:
@@ -166,4 +168,3 @@ def leftovers(text: str, ctx: RuleContext) -> str:
 
 def _comment(chunk: str, offset: int, text: str, ctx: RuleContext) -> str:
     return _ANY_TAG.sub(lambda m: ctx.unconverted(text, offset + m.start(), m.group(0), "a liquid_tags tag"), chunk)
-

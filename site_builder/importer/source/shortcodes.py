@@ -49,7 +49,7 @@ class Shortcode:
 
 
 def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"`":
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in '"`':
         inner = value[1:-1]
         return inner if value[0] == "`" else re.sub(r"\\(.)", r"\1", inner)
     return value
@@ -128,5 +128,3 @@ def leftovers(text: str, ctx: RuleContext) -> str:
         return ctx.unconverted(text, m.start(), m.group(0), why)
 
     return _LEFT.sub(one, text)
-
-
