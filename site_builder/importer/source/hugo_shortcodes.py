@@ -33,7 +33,16 @@ def _own_line(text: str, start: int) -> str:
 
 
 def _block(ctx: RuleContext, call: Shortcode, text: str, markdown: str) -> str:
-    return _own_line(text, call.start) + ctx.keep(f"\n{markdown}\n", call.source) + "\n"
+    """`markdown` as a block of its own, standing for the call's lines (later lines keep their numbers)."""
+    return ctx.keep(f"{_own_line(text, call.start)}\n{markdown}\n\n", call.source)
+
+
+def _wrap(ctx: RuleContext, call: Shortcode, text: str, head: str, tail: str) -> str:
+    """A paired call's inner text (left to later rules) between `head` and `tail` lines, which stand for its tags."""
+    inner = call.inner or ""
+    before = _own_line(text, call.start) + f"\n{head}" + ("" if inner.startswith("\n") else "\n")
+    after = ("" if inner.endswith("\n") else "\n") + f"{tail}\n"
+    return ctx.keep(before, call.opener) + inner + ctx.keep(after, call.closer)
 
 
 def highlight(call: Shortcode, ctx: RuleContext, text: str) -> str:
@@ -51,7 +60,7 @@ def highlight(call: Shortcode, ctx: RuleContext, text: str) -> str:
     ticks = "`" * max(3, max((len(t) + 1 for t in re.findall(r"`{3,}", code)), default=3))
     info = (lang or "text") + (" {" + " ".join(options) + "}" if options else "")
     fence = f"{ticks}{info}\n{code}\n{ticks}"
-    return _own_line(text, call.start) + ctx.keep(fence, call.source) + "\n"
+    return ctx.keep(f"{_own_line(text, call.start)}{fence}\n", call.source)
 
 
 def figure(call: Shortcode, ctx: RuleContext, text: str) -> str:
@@ -108,20 +117,16 @@ def admonition(call: Shortcode, ctx: RuleContext, text: str) -> str:
     else:
         name, title = call.name, call.get("title", 0)
     kind = KIND_NAMES.get(name.lower().strip(), "note")
-    inner = (call.inner or "").strip("\n")
+    inner = call.inner or ""
     colons = ":" * max(3, max((len(c) + 1 for c in re.findall(r"^:{3,}", inner, re.M)), default=3))
     head = f"{colons} {kind}" + (f" {' '.join(title.split())}" if title.strip() else "")
-    return _own_line(text, call.start) + f"\n{head}\n{inner}\n{colons}\n"
+    return _wrap(ctx, call, text, head, colons)
 
 
 def details(call: Shortcode, ctx: RuleContext, text: str) -> str:
     title = call.get("title", 0) or call.get("summary") or "Details"
     opened = " open" if call.get("open").lower() in ("true", "open") else ""
-    inner = (call.inner or "").strip("\n")
-    return (
-        _own_line(text, call.start)
-        + f"\n<details{opened}>\n<summary>{escape(title)}</summary>\n\n{inner}\n\n</details>\n"
-    )
+    return _wrap(ctx, call, text, f"<details{opened}>\n<summary>{escape(title)}</summary>\n", "\n</details>")
 
 
 def math(call: Shortcode, ctx: RuleContext, text: str) -> str:
@@ -130,7 +135,7 @@ def math(call: Shortcode, ctx: RuleContext, text: str) -> str:
     tex = call.inner.strip()
     shown = "display" in call.args or call.get("display") == "true" or call.get("block") == "true"
     if shown or (_own_line(text, call.start) == "" and "\n" in call.inner.strip(" \t")):
-        return _own_line(text, call.start) + ctx.keep(f"$$\n{tex}\n$$", call.source) + "\n"
+        return ctx.keep(f"{_own_line(text, call.start)}$$\n{tex}\n$$\n", call.source)
     return ctx.keep(f"${tex}$", call.source)
 
 

@@ -39,6 +39,8 @@ class Shortcode:
     inner: str | None = None  # None: not paired
     start: int = 0
     source: str = ""  # the call's whole text, closing tag included
+    opener: str = ""  # the opening tag's text (a paired one's), and the closing tag's
+    closer: str = ""
 
     def get(self, key: str, index: int | None = None, default: str = "") -> str:
         if key in self.named:
@@ -77,6 +79,7 @@ def expand(text: str, ctx: RuleContext, handlers: Callable[[str], Handler | None
             break
         opener, closer = pair
         call = _call(opener, text[opener.end() : closer.start()], text[opener.start() : closer.end()])
+        call.opener, call.closer = opener.group(0), closer.group(0)
         handler = handlers(call.name)
         assert handler is not None
         text = text[: opener.start()] + handler(call, ctx, text) + text[closer.end() :]

@@ -1,0 +1,196 @@
+"""`site-builder import OLD NEW` from a Hugo site: URLs by Hugo's rules, shortcodes converted, files copied; and a
+subset of two real Hugo blogs (../shared/corpus/sources) imported and built, checked by source_check.py."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from site_builder.importer.source import import_source
+from tests.helpers import run_cli
+
+REPO = Path(__file__).resolve().parents[1]
+# ../shared beside the clone (CI); a worktree one folder deeper finds it a level up
+SHARED = next((p / "shared" for p in (REPO.parent, REPO.parent.parent) if (p / "shared").is_dir()), REPO / "shared")
+SOURCES = SHARED / "corpus" / "sources"
+TOOLS = SOURCES.parent.parent / "tools"
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def front(path: Path) -> tuple[dict, str]:
+    text = path.read_text(encoding="utf-8")
+    _, head, body = text.split("---\n", 2)
+    return yaml.safe_load(head), body
+
+
+BILINGUAL = {
+    "hugo.toml": """baseURL = "https://example.org/blog/"
+title = "Two Tongues"
+defaultContentLanguage = "en"
+defaultContentLanguageInSubdir = false
+[params]
+description = "Notes in two languages"
+author = "Ada"
+[permalinks]
+posts = "/:year/:month/:slug/"
+[languages.en]
+weight = 1
+[languages.fr]
+weight = 2
+[[menus.main]]
+name = "About"
+pageRef = "/about"
+weight = 1
+""",
+    "content/posts/first.md": '+++\ntitle = "First Post"\ndate = 2021-03-04T10:00:00+02:00\n'
+    'lastmod = 2021-05-01\ntags = ["a"]\ncategories = ["Cat"]\naliases = ["old-first"]\n+++\n\nHello.\n',
+    "content/posts/first.fr.md": '+++\ntitle = "Premier"\ndate = 2021-03-04\nslug = "premier-billet"\n+++\n\nBonjour.\n',
+    "content/posts/bundle/index.md": "---\ntitle: A Bundle\ndate: 2022-01-02\ndraft: true\n---\n\n![x](pic.png)\n",
+    "content/posts/bundle/pic.png": "PNG",
+    "content/posts/fixed.md": "---\ntitle: Fixed\ndate: 2020-01-01\nurl: /elsewhere/fixed/\n---\n\nText.\n",
+    "content/about.md": "---\ntitle: About\n---\n\nWho.\n",
+    "content/posts/_index.md": "---\ntitle: Posts\n---\n",
+}
+
+
+def test_hugo_bilingual_site_urls_front_matter_and_bundles(tmp_path):
+    old = write(tmp_path / "old", BILINGUAL)
+    report = import_source(old, tmp_path / "new")
+    new = tmp_path / "new"
+    site = yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))
+    assert site["url"] == "https://example.org/blog/" and site["subtitle"] == "Notes in two languages"
+    assert site["author"] == "Ada" and site["languages"] == {"en": {}, "fr": {}} and site["nav"] == ["about"]
+    assert site["permalink"] == "/:year/:month/:slug/"
+    meta, _ = front(new / "content/posts/first.md")
+    # the date's own day (+02:00), Hugo's :slug falling back to the urlized title; aliases made absolute
+    assert meta["permalink"] == "/2021/03/first-post/" and meta["lang"] == "en"
+    assert meta["tags"] == ["a", "Cat"] and meta["updated"].startswith("2021-05-01")
+    assert meta["aliases"] == ["/2021/03/old-first"] and meta["translation_key"] == "posts/first"
+    fr, _ = front(new / "content/posts/first.fr.md")
+    assert fr["permalink"] == "/fr/2021/03/premier-billet/" and fr["translation_key"] == "posts/first"
+    bundle, body = front(new / "content/posts/bundle/index.md")
+    assert bundle["draft"] is True and bundle["permalink"] == "/2022/01/a-bundle/"
+    assert (new / "content/posts/bundle/pic.png").read_text() == "PNG" and "](<pic.png>)" in body or "(pic.png)" in body
+    assert front(new / "content/posts/fixed.md")[0]["permalink"] == "/elsewhere/fixed/"
+    assert front(new / "content/pages/about.md")[0]["permalink"] == "/about/"
+    assert report.posts == 3 and report.drafts == 1 and report.pages == 1
+    assert any("content/posts/_index.md" in n for n in report.notes)
+
+
+SHORTCODES = {
+    "config.toml": 'title = "S"\nbaseURL = "https://s.example/"\nuglyURLs = true\n',
+    "layouts/shortcodes/pic.html": '<img src="/img/{{ .Get 0 }}.png" alt="{{ .Get 0 }}">',
+    "layouts/shortcodes/clever.html": "{{ if .Get 0 }}{{ .Get 0 }}{{ end }}",
+    "static/img/cat.png": "PNG",
+    "content/post/other.md": "---\ntitle: Other\ndate: 2020-01-01\n---\n\nx\n",
+    "content/post/codes.md": """---
+title: Codes
+date: 2020-02-02
+---
+
+{{< highlight python "linenos=table,hl_lines=2 3" >}}
+x = 1
+y = 2
+{{< /highlight >}}
+
+{{< figure src="/img/cat.png" caption="A *cat*" >}}
+
+See [the other]({{< ref "post/other.md" >}}) and {{< youtube dQw4w9WgXcQ >}}.
+
+{{% admonition warning "Careful" true %}}
+Hot **stove**; {{< katex >}}x^2{{< /katex >}}.
+{{% /admonition %}}
+
+{{% fold "More" %}}
+Hidden.
+{{% /fold %}}
+
+{{< pic cat >}} and {{< clever yes >}}
+
+`{{</* figure src="x" */>}}`
+""",
+}
+
+
+def test_hugo_shortcodes_converted_by_rule(tmp_path):
+    old = write(tmp_path / "old", SHORTCODES)
+    report = import_source(old, tmp_path / "new")
+    meta, body = front(tmp_path / "new/content/posts/codes.md")
+    assert meta["permalink"] == "/post/codes.html"  # uglyURLs
+    assert '```python {linenos hl_lines="2 3"}\nx = 1\ny = 2\n```' in body
+    assert "![A *cat*](</img/cat.png>)" in body and (tmp_path / "new/content/img/cat.png").is_file()
+    assert "[the other](/post/other.html)" in body
+    assert "(https://www.youtube.com/watch?v=dQw4w9WgXcQ)" in body
+    assert "::: warning Careful\nHot **stove**; $x^2$.\n:::" in body
+    assert "<details>\n<summary>More</summary>\n\nHidden.\n\n</details>" in body
+    assert "![cat](</img/cat.png>)" in body  # the site's own template, expanded
+    assert "<!-- not converted: {{< clever yes >}} -->" in body  # logic: not expanded, a warning at its line
+    assert "`{{< figure src=\"x\" >}}`" in body
+    problems = [str(p) for p in report.problems]
+    assert problems == ["content/post/codes.md:23: not converted, kept as an HTML comment: {{< clever yes >}}"
+                        " (the shortcode 'clever' of the old site's theme)"]
+
+
+def source_check(old: Path, out: Path, urls: Path | None) -> str:
+    args = [sys.executable, str(TOOLS / "source_check.py"), str(old), str(out)] + ([str(urls)] if urls else [])
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def subset(src: Path, dest: Path, keep: list[str], also: list[str]) -> Path:
+    """A copy of the source with only the posts named (and the other files named), and its urls.tsv for them."""
+    for name in also + keep:
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (src / name).is_dir() else shutil.copy)(src / name, target)
+    urls = src / "urls.tsv"
+    if urls.is_file():
+        lines = [line for line in urls.read_text(encoding="utf-8").splitlines() if line.split("\t")[0] in keep]
+        (dest / "urls.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return dest
+
+
+OUUAN = [
+    "content/post/Surreal-Numbers-阅读笔记.md",  # a Chinese file name, admonitions with a title, math
+    "content/post/conditional-probability-in-heredity-calculation.md",  # the site's own img shortcode
+    "content/post/firefox-tree-style-tab-and-duplicate-tabs-closer/index.md",  # a bundle; the theme's video
+    "content/post/AtCoder-Beginner-Contest-115.md",  # aliases
+]
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason="../shared/corpus/sources not found")
+def test_ouuan_subset_imports_and_builds_faithfully(tmp_path):
+    src = SOURCES / "ouuan"
+    also = ["config.toml", "layouts", "static/post_img/conditional-probability-in-heredity-calculation"]
+    old = subset(src, tmp_path / "old", OUUAN, also)
+    import_source(old, tmp_path / "new")
+    run_cli("build", "--source", str(tmp_path / "new"), check=True)
+    line = source_check(old, tmp_path / "new" / "output", old / "urls.tsv")
+    assert "raw 0," in line and "urls 2/2" in line and "images resolve 1/1" in line, line
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason="../shared/corpus/sources not found")
+def test_jeremykun_subset_keeps_url_and_highlight(tmp_path):
+    src = SOURCES / "jeremykun"
+    posts = sorted(p.relative_to(src).as_posix() for p in (src / "content/_posts").glob("2014-0[1-2]*.markdown"))
+    old = subset(src, tmp_path / "old", posts[:3], ["config.toml"])
+    import_source(old, tmp_path / "new")
+    run_cli("build", "--source", str(tmp_path / "new"), check=True)
+    line = source_check(old, tmp_path / "new" / "output", None)
+    assert "raw 0," in line, line
+    for post in posts[:3]:
+        url = next(ln for ln in (old / post).read_text(encoding="utf-8").splitlines() if ln.startswith("url:"))
+        assert (tmp_path / "new/output" / url.split(":", 1)[1].strip().strip("/") / "index.html").is_file()
