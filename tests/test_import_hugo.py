@@ -82,7 +82,7 @@ def test_hugo_bilingual_site_urls_front_matter_and_bundles(tmp_path):
     assert fr["permalink"] == "/fr/2021/03/premier-billet/" and fr["translation_key"] == "posts/first"
     bundle, body = front(new / "content/posts/bundle/index.md")
     assert bundle["draft"] is True and bundle["permalink"] == "/2022/01/a-bundle/"
-    assert (new / "content/posts/bundle/pic.png").read_text() == "PNG" and "](<pic.png>)" in body or "(pic.png)" in body
+    assert (new / "content/posts/bundle/pic.png").read_text() == "PNG" and "![x](pic.png)" in body
     assert front(new / "content/posts/fixed.md")[0]["permalink"] == "/elsewhere/fixed/"
     assert front(new / "content/pages/about.md")[0]["permalink"] == "/about/"
     assert report.posts == 3 and report.drafts == 1 and report.pages == 1
@@ -137,10 +137,12 @@ def test_hugo_shortcodes_converted_by_rule(tmp_path):
     assert "<details>\n<summary>More</summary>\n\nHidden.\n\n</details>" in body
     assert "![cat](</img/cat.png>)" in body  # the site's own template, expanded
     assert "<!-- not converted: {{< clever yes >}} -->" in body  # logic: not expanded, a warning at its line
-    assert "`{{< figure src=\"x\" >}}`" in body
+    assert '`{{< figure src="x" >}}`' in body
     problems = [str(p) for p in report.problems]
-    assert problems == ["content/post/codes.md:23: not converted, kept as an HTML comment: {{< clever yes >}}"
-                        " (the shortcode 'clever' of the old site's theme)"]
+    assert problems == [
+        "content/post/codes.md:23: not converted, kept as an HTML comment: {{< clever yes >}}"
+        " (the shortcode 'clever' of the old site's theme)"
+    ]
 
 
 def source_check(old: Path, out: Path, urls: Path | None) -> str:
