@@ -36,7 +36,7 @@ from site_builder.importer.source.model import (
 )
 from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
 
-RULES: tuple[Rule, ...] = (*liquid.RULES, *kramdown.RULES, liquid.leftovers)
+RULES: tuple[Rule, ...] = (*liquid.RULES, *kramdown.RULES, liquid.leftovers, liquid.unhide)
 SKIP_DIRS = {"_site", "node_modules", "vendor", ".git", ".github", ".jekyll-cache", ".sass-cache", "built"}
 
 

@@ -41,22 +41,25 @@ def extensions(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_EXTENSIONS, lambda m, _o: ctx.keep("", m.group(0)), text)
 
 
-_BLOCK_IAL = re.compile(r"^[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
+_BLOCK_IAL = re.compile(r"^((?:[ \t]{0,3}>[ \t]?)*)[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
 _FILE = re.compile(r"""\bfile\s*=\s*(["'])(.*?)\1""")
 _CLASS = re.compile(r"(?<![\w-])\.([\w-]+)")
 _FENCE_OPEN = re.compile(r"^([ \t]{0,3})(`{3,}|~{3,})([^\n]*)$")
 
 
-def _admonition(lines: list[str], kind: str) -> list[str]:
-    """The block ending at the end of `lines` (back to a blank line) opened as `::: kind` (a quote unquoted); the
-    caller closes it on the attribute list's line."""
+def _admonition(lines: list[str], kind: str, prefix: str) -> list[str]:
+    """The block ending at the end of `lines` (back to a blank line, inside the quote `prefix` if any) opened as
+    `::: kind` (a quote of its own unquoted); the caller closes it on the attribute list's line."""
     start = len(lines)
-    while start > 0 and lines[start - 1].strip():
+    marker = prefix.strip()
+    while start > 0 and lines[start - 1].strip() and lines[start - 1].strip() != marker:
+        if marker and not lines[start - 1].lstrip().startswith(marker):
+            break
         start -= 1
-    block = lines[start:]
+    block = [line[len(prefix) :] if prefix and line.startswith(prefix) else line for line in lines[start:]]
     if block and all(line.lstrip().startswith(">") for line in block):
         block = [re.sub(r"^\s*> ?", "", line, count=1) for line in block]
-    return [*lines[:start], f"::: {kind}", *block]
+    return [*lines[:start], f"{prefix}::: {kind}", *(prefix + line for line in block)]
 
 
 def _titled(lines: list[str], title: str) -> bool:
@@ -97,17 +100,17 @@ def block_attributes(text: str, ctx: RuleContext) -> str:
         if m is None:
             out.append(line)
             continue
-        body = m.group(1).strip()
+        prefix, body = m.group(1), m.group(2).strip()
         kinds = [ADMONITIONS[c] for c in _CLASS.findall(body) if c in ADMONITIONS]
         file = _FILE.search(body)
-        if kinds and out and out[-1].strip():
-            out = _admonition(out, kinds[0])
-            out.append(":::")
+        if kinds and out and out[-1].strip() and out[-1].strip() != prefix.strip():
+            out = _admonition(out, kinds[0], prefix)
+            out.append(prefix + ":::")
             continue
-        if not (file and _titled(out, file.group(2))) and body.lower() in ("toc", ".toc") and out:
-            if re.match(r"^\s*[*+-]\s+TOC\s*$", out[-1]):
-                out[-1] = ""
-        out.append("")
+        titled = file is not None and _titled(out, file.group(2))
+        if not titled and body.lower() in ("toc", ".toc") and out and re.match(r"^\s*[*+-]\s+TOC\s*$", out[-1]):
+            out[-1] = ""
+        out.append(prefix.rstrip())
     return "\n".join(out)
 
 
@@ -139,4 +142,29 @@ def inline_math(text: str, ctx: RuleContext) -> str:
     return outside_code(text, part)
 
 
-RULES: tuple[Rule, ...] = (extensions, block_attributes, span_attributes, inline_math)
+def display_blocks(text: str, ctx: RuleContext) -> str:
+    """A `$$` block opened on its own line inside a paragraph (a list item's text, a sentence's end) is set apart
+    by blank lines, so that it is a display formula here too and its lines are not read as Markdown (a line `=`
+    under text is a heading in CommonMark). The blank lines count for no source line."""
+
+    def part(chunk: str, _start: int) -> str:
+        lines = chunk.split("\n")
+        out: list[str] = []
+        inside = False
+        for i, line in enumerate(lines):
+            stripped = line.strip()
+            if not inside and stripped.startswith("$$") and stripped.count("$$") == 1:
+                inside = True
+                if out and out[-1].strip():
+                    out[-1] += ctx.keep("\n", "")
+            elif inside and stripped.endswith("$$") and stripped.count("$$") == 1:
+                inside = False
+                if i + 1 < len(lines) and lines[i + 1].strip():
+                    line += ctx.keep("\n", "")
+            out.append(line)
+        return "\n".join(out)
+
+    return outside_code(text, part)
+
+
+RULES: tuple[Rule, ...] = (extensions, block_attributes, span_attributes, inline_math, display_blocks)

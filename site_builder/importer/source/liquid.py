@@ -43,27 +43,45 @@ _RAW = re.compile(_T + r"raw" + _E + r"(.*?)" + _T + r"endraw" + _E, re.S)
 _COMMENT = re.compile(_T + r"comment" + _E + r".*?" + _T + r"endcomment" + _E, re.S)
 
 
+_HIDDEN = {"{%": "\x01%", "{{": "\x01{"}
+
+
 def raw(text: str, ctx: RuleContext) -> str:
-    text = _RAW.sub(lambda m: ctx.keep(m.group(1), m.group(0)), text)
+    """`{% raw %}`: its text as written, hidden from the Liquid rules (`unhide`, last, shows it again) but not from
+    the kramdown ones (a `{: file=... }` after a fence inside it still titles the fence)."""
+
+    def hide(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        for tag, hidden in _HIDDEN.items():
+            inner = inner.replace(tag, hidden)
+        return inner
+
+    text = _RAW.sub(hide, text)
     return _COMMENT.sub(lambda m: ctx.keep("", m.group(0)), text)
 
 
+def unhide(text: str, ctx: RuleContext) -> str:
+    for tag, hidden in _HIDDEN.items():
+        text = text.replace(hidden, tag)
+    return text
+
+
 _HIGHLIGHT = re.compile(
-    r"^([ \t]*)"
-    + _T
-    + r"highlight\s+([\w+#.-]+)([^%]*?)"
-    + _E
-    + r"[ \t]*\n?(.*?)\n?[ \t]*"
-    + _T
-    + r"endhighlight"
-    + _E,
-    re.S | re.M,
+    _T + r"highlight\s+([\w+#.-]+)([^%]*?)" + _E + r"[ \t]*\n?(.*?)\n?[ \t]*" + _T + r"endhighlight" + _E + r"([^\n]*)",
+    re.S,
 )
+
+
+def _own_lines(text: str, m: re.Match[str], fence: str, after: str) -> str:
+    """`fence` on lines of its own: a line break before it when text precedes it on its line, and what followed
+    the end tag on its line moved below it (a fence's closing line holds nothing else)."""
+    before = "" if m.start() == 0 or text[m.start() - 1] == "\n" else "\n"
+    return before + fence + ("\n" + after.strip() if after.strip() else "")
 
 
 def highlight(text: str, ctx: RuleContext) -> str:
     def one(m: re.Match[str]) -> str:
-        lang, opts, code = m.group(2), m.group(3), m.group(4)
+        lang, opts, code = m.group(1), m.group(2), m.group(3)
         options = []
         if re.search(r"\blinenos\b", opts):
             options.append("linenos")
@@ -71,12 +89,14 @@ def highlight(text: str, ctx: RuleContext) -> str:
         if marked:
             options.append(f'hl_lines="{marked.group(1)}"')
         info = lang.lower() + (" {" + " ".join(options) + "}" if options else "")
-        return _fence(code, info)
+        return _own_lines(text, m, _fence(code, info), m.group(4))
 
     return _HIGHLIGHT.sub(one, text)
 
 
-_CODEBLOCK = re.compile(_T + r"codeblock\b([^%]*?)" + _E + r"[ \t]*\n?(.*?)\n?[ \t]*" + _T + r"endcodeblock" + _E, re.S)
+_CODEBLOCK = re.compile(
+    _T + r"codeblock\b([^%]*?)" + _E + r"[ \t]*\n?(.*?)\n?[ \t]*" + _T + r"endcodeblock" + _E + r"([^\n]*)", re.S
+)
 
 
 def codeblock(text: str, ctx: RuleContext) -> str:
@@ -89,7 +109,7 @@ def codeblock(text: str, ctx: RuleContext) -> str:
         if not lang and "." in title:
             lang = title.rsplit(".", 1)[1] if len(title.rsplit(".", 1)[1]) <= 5 else ""
         info = lang + (f' {{title="{title}"}}' if title and '"' not in title else "")
-        return "\n" + _fence(m.group(2), info)
+        return _own_lines(text, m, _fence(m.group(2), info), m.group(3))
 
     return _CODEBLOCK.sub(one, text)
 
