@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" if (ROOT.parent / "shared").is_dir() else Path("/work/shared")
+SHARED = next((p / "shared" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared").is_dir()), ROOT / "shared")
 SOURCES = SHARED / "corpus" / "sources"
 TOOLS = SHARED / "tools"
 CLI = [sys.executable, "-m", "site_builder"]

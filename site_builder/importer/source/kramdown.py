@@ -142,26 +142,46 @@ def inline_math(text: str, ctx: RuleContext) -> str:
     return outside_code(text, part)
 
 
+def _display(block: list[str], before: str, after: str, ctx: RuleContext) -> list[str]:
+    """A `$$` formula over the lines `block` (the first opens it, the last closes it), between the lines `before`
+    and `after`: inside a paragraph and followed by text on its closing line (`$$.`), kramdown's inline math,
+    written `$...$` on one line; else display math set apart by blank lines (the lines added count for none)."""
+    last = block[-1].rstrip()
+    tail = last[last.rindex("$$") + 2 :]
+    if before.strip() and tail.strip() and block[0].strip().startswith("$$"):
+        inner = " ".join(line.strip() for line in block).strip()[2:]
+        inner = inner[: inner.rindex("$$")].strip()
+        return [ctx.keep(f"${inner}${tail}", "\n".join(block))]
+    if before.strip() and block[0].strip().startswith("$$"):
+        block[0] = ctx.keep("\n", "") + block[0]
+    if after.strip():
+        block[-1] += ctx.keep("\n", "")
+    return block
+
+
 def display_blocks(text: str, ctx: RuleContext) -> str:
-    """A `$$` block opened on its own line inside a paragraph (a list item's text, a sentence's end) is set apart
-    by blank lines, so that it is a display formula here too and its lines are not read as Markdown (a line `=`
-    under text is a heading in CommonMark). The blank lines count for no source line."""
+    """`$$` formulas over several lines inside a paragraph (a list item's text, a sentence's end), as kramdown
+    reads them (`_display`), so that their lines are not read as Markdown (`=` under text is a heading)."""
 
     def part(chunk: str, _start: int) -> str:
         lines = chunk.split("\n")
         out: list[str] = []
-        inside = False
-        for i, line in enumerate(lines):
-            stripped = line.strip()
-            if not inside and stripped.startswith("$$") and stripped.count("$$") == 1:
-                inside = True
-                if out and out[-1].strip():
-                    out[-1] += ctx.keep("\n", "")
-            elif inside and stripped.endswith("$$") and stripped.count("$$") == 1:
-                inside = False
-                if i + 1 < len(lines) and lines[i + 1].strip():
-                    line += ctx.keep("\n", "")
-            out.append(line)
+        i = 0
+        while i < len(lines):
+            if lines[i].strip().count("$$") % 2 == 0:
+                out.append(lines[i])
+                i += 1
+                continue
+            j = i + 1
+            while j < len(lines) and lines[j].strip().count("$$") % 2 == 0:
+                j += 1
+            if j == len(lines):  # never closed: left as written
+                out += lines[i:]
+                break
+            before = out[-1] if out else ""
+            after = lines[j + 1] if j + 1 < len(lines) else ""
+            out += _display(lines[i : j + 1], before, after, ctx)
+            i = j + 1
         return "\n".join(out)
 
     return outside_code(text, part)
