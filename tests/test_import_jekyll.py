@@ -73,13 +73,30 @@ def front(path: Path) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8").split("---\n")[1])
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Each source's subset imported and built once for the tests of this module: name -> (old, urls, new)."""
+    done: dict[str, tuple[Path, Path, Path]] = {}
+
+    def get(name: str) -> tuple[Path, Path, Path]:
+        if name not in done:
+            tmp = tmp_path_factory.mktemp(name)
+            old, urls = subset(name, tmp / "old")
+            new = tmp / "new"
+            imported = run_cli("import", str(old), str(new), check=True)
+            assert f"into {new}" in imported.stdout.splitlines()[-1]
+            with (new / "site.yml").open("a", encoding="utf-8") as f:
+                f.write("search: false\n")  # not what is tested here; Pagefind's index takes seconds
+            run_cli("build", cwd=new, check=True)
+            done[name] = (old, urls, new)
+        return done[name]
+
+    return get
+
+
 @pytest.mark.parametrize("name", sorted(SUBSETS))
-def test_real_jekyll_posts_import_build_and_check_clean(tmp_path, name):
-    old, urls = subset(name, tmp_path / "old")
-    new = tmp_path / "new"
-    imported = run_cli("import", str(old), str(new), check=True)
-    assert f"into {new}" in imported.stdout.splitlines()[-1]
-    run_cli("build", cwd=new, check=True)
+def test_real_jekyll_posts_import_build_and_check_clean(built, name):
+    old, urls, new = built(name)
     check = subprocess.run(
         [sys.executable, str(SHARED / "tools" / "source_check.py"), str(old), str(new / "output"), str(urls)],
         capture_output=True,
@@ -89,11 +106,8 @@ def test_real_jekyll_posts_import_build_and_check_clean(tmp_path, name):
     assert "raw 0," in check.stdout and "unpublished leaked 0" in check.stdout
 
 
-def test_al_folio_posts_keep_their_urls_code_and_links(tmp_path):
-    old, urls = subset("markusthill", tmp_path / "old")
-    new = tmp_path / "new"
-    run_cli("import", str(old), str(new), check=True)
-    run_cli("build", cwd=new, check=True)
+def test_al_folio_posts_keep_their_urls_code_and_links(built):
+    _, urls, new = built("markusthill")
     for line in urls.read_text(encoding="utf-8").splitlines():
         assert (new / "output" / line.split("\t")[1].strip("/") / "index.html").is_file(), line
     page = (new / "output/blog/2025/connect-4-tree-search-algorithms/index.html").read_text(encoding="utf-8")
@@ -105,10 +119,8 @@ def test_al_folio_posts_keep_their_urls_code_and_links(tmp_path):
     assert site["nav"] == ["about"]
 
 
-def test_chirpy_languages_prompts_and_file_titles(tmp_path):
-    old, _ = subset("yunseo", tmp_path / "old")
-    new = tmp_path / "new"
-    run_cli("import", str(old), str(new), check=True)
+def test_chirpy_languages_prompts_and_file_titles(built):
+    _, _, new = built("yunseo")
     ko = front(new / "content/posts/ko/2021-02-07-Setting-up-a-Machine-Learning-Development-Environment.md")
     assert ko["permalink"] == "/ko/posts/Setting-up-a-Machine-Learning-Development-Environment/"
     assert ko["lang"] == "ko" and ko["translation_key"] == "Setting-up-a-Machine-Learning-Development-Environment"
@@ -122,10 +134,8 @@ def test_chirpy_languages_prompts_and_file_titles(tmp_path):
     assert site["language"] == "en" and set(site["languages"]) == {"en", "ko"}
 
 
-def test_minimal_mistakes_unpublished_is_a_draft_and_gallery_a_gallery(tmp_path):
-    old, _ = subset("helloworld", tmp_path / "old")
-    new = tmp_path / "new"
-    run_cli("import", str(old), str(new), check=True)
+def test_minimal_mistakes_unpublished_is_a_draft_and_gallery_a_gallery(built):
+    _, _, new = built("helloworld")
     assert front(new / "content/posts/unpublished/2024-11-20-Filelocator-Pro.md")["draft"] is True
     gallery = (new / "content/posts/latex/figure/2025-06-13-`listoffigures`-and-`listoftables`.md").read_text(
         encoding="utf-8"
@@ -191,3 +201,19 @@ def test_import_refuses_a_non_empty_new_site(tmp_path):
     proc = run_cli("import", str(old), str(new))
     assert proc.returncode != 0 and "not empty" in proc.stderr
     assert sorted(p.name for p in new.iterdir()) == ["keep.txt"]
+
+
+def test_tex_macros_a_post_defines_are_expanded_where_it_uses_them(tmp_path):
+    body = (
+        "\\\\(\n\\def\\matr#1{\\mathbf{#1}}\n\\newcommand{\\batch}{\\mathord{N}}\n\\DeclareMathOperator{\\E}{E}\n\\\\)\n\n"
+        "The mean $\\E[\\matr X]$ over $\\batch$ rows, and $\\matr\\Delta$.\n"
+    )
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-m.md": f"---\ntitle: m\n---\n{body}"})
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-m.md").read_text(encoding="utf-8")
+    assert "\\def" not in text and "\\newcommand" not in text and "\\\\(" not in text
+    assert "$\\operatorname{E} [{\\mathbf{X}}]$" in text and "$\\mathord{N} $" in text
+    assert "${\\mathbf{\\Delta}}$" in text
+    build = run_cli("build", cwd=new, check=True)
+    assert "cannot render math" not in build.stderr

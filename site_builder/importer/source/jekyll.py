@@ -35,8 +35,9 @@ from site_builder.importer.source.model import (
     SourceSite,
 )
 from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
+from site_builder.importer.source.texmacros import tex_macros
 
-RULES: tuple[Rule, ...] = (*liquid.RULES, *kramdown.RULES, liquid.leftovers, liquid.unhide)
+RULES: tuple[Rule, ...] = (*liquid.RULES, *kramdown.RULES, tex_macros, liquid.leftovers, liquid.unhide)
 SKIP_DIRS = {"_site", "node_modules", "vendor", ".git", ".github", ".jekyll-cache", ".sass-cache", "built"}
 
 

@@ -14,6 +14,7 @@ Liquid inside fenced code that is not in `{% raw %}` is left as written (Jekyll 
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -129,6 +130,13 @@ def _block(ctx: RuleContext, source: str, markdown: str) -> str:
 def _figure(args: dict[str, str]) -> str:
     src = _site_path(args.get("path") or args.get("src") or "")
     caption = args.get("caption") or args.get("alt") or args.get("title") or ""
+    if src.lower().endswith(".svg"):  # the build publishes photos it can read; an SVG is copied as it is (static/)
+        text = html.escape(caption)
+        return (
+            f'<figure><img src="{html.escape(src)}" alt="{text}">'
+            + (f"<figcaption>{text}</figcaption>" if text else "")
+            + "</figure>"
+        )
     caption = caption.replace("[", "\\[").replace("]", "\\]")
     return f"![{caption}](<{src}>)"
 
