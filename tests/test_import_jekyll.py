@@ -217,3 +217,24 @@ def test_tex_macros_a_post_defines_are_expanded_where_it_uses_them(tmp_path):
     assert "${\\mathbf{\\Delta}}$" in text
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
+
+
+def test_collection_pages_and_images_from_the_authors_computer(tmp_path):
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\ncollections:\n  projects:\n    output: true\n  news:\n    output: true\n    permalink: /news/:path/\n",
+        {
+            "_projects/bitbully.md": "---\ntitle: BitBully\nnav: true\n---\nA Connect-4 solver.\n",
+            "_news/one.md": "---\ntitle: One\n---\nNews.\n",
+            "_posts/2020-01-02-a.md": "---\ntitle: a\n---\nSee ![shot](C:\\Users\\me\\Typora\\shot.png) here.\n",
+        },
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert front(new / "content/pages/projects/bitbully.md")["permalink"] == "/projects/bitbully.html"
+    assert front(new / "content/pages/news/one.md")["permalink"] == "/news/one/"
+    assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["nav"] == ["projects/bitbully"]
+    assert "See shot here." in (new / "content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert "_posts/2020-01-02-a.md:4: image at a path of the author's computer" in proc.stderr
+    run_cli("build", cwd=new, check=True)
+    assert 'href="/projects/bitbully.html"' in (new / "output/index.html").read_text(encoding="utf-8")  # the header
