@@ -42,6 +42,7 @@ def extensions(text: str, ctx: RuleContext) -> str:
 
 
 _BLOCK_IAL = re.compile(r"^((?:[ \t]{0,3}>[ \t]?)*)[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
+_TRAILING_ADMONITION = re.compile(r"^(.*\S)[ \t]*\{:\s*\.(" + "|".join(map(re.escape, ADMONITIONS)) + r")\s*\}[ \t]*$")
 _FILE = re.compile(r"""\bfile\s*=\s*(["'])(.*?)\1""")
 _CLASS = re.compile(r"(?<![\w-])\.([\w-]+)")
 _FENCE_OPEN = re.compile(r"^([ \t]{0,3})(`{3,}|~{3,})([^\n]*)$")
@@ -96,7 +97,13 @@ def block_attributes(text: str, ctx: RuleContext) -> str:
     fence = ""
     for line in text.split("\n"):
         m = None if fence else _BLOCK_IAL.match(line)
+        trailing = None if fence or m else _TRAILING_ADMONITION.match(line)
         fence = _fence_state(line, fence)
+        if trailing is not None:  # `last words.{: .prompt-tip }`: meant for the block it ends
+            out.append(trailing.group(1))
+            out = _admonition(out, ADMONITIONS[trailing.group(2)], "")  # the whole block, a quote unquoted
+            out[-1] += ctx.keep("\n:::", "")
+            continue
         if m is None:
             out.append(line)
             continue

@@ -163,8 +163,8 @@ def include(text: str, ctx: RuleContext) -> str:
         base = name.rsplit("/", 1)[-1].split(".")[0]
         if base == "figure" and (args.get("path") or args.get("src")):
             return _block(ctx, m.group(0), _figure(args))
-        if base in ("video", "audio") and args.get("path"):
-            src = _site_path(args["path"])
+        if base in ("video", "audio") and (args.get("path") or args.get("src")):
+            src = _site_path(args.get("path") or args["src"])
             return _block(ctx, m.group(0), f'<{base} src="{src}" controls></{base}>')
         if base == "gallery":
             gallery = _gallery(args, ctx.doc.source_meta)
@@ -236,6 +236,24 @@ def site_urls(text: str, ctx: RuleContext) -> str:
     return _SITE_VAR.sub("", text)
 
 
+_PAGE_VAR = re.compile(r"\{\{-?\s*(site\.active_lang|page\.lang|page\.url|page\.title)\s*-?\}\}")
+_STATIC_HREF = re.compile(_T + r"(?:end)?static_href" + _E)
+
+
+def page_variables(text: str, ctx: RuleContext) -> str:
+    """`{{ page.lang }}` and polyglot's `{{ site.active_lang }}` (the post's language), `{{ page.url }}` (its URL),
+    `{{ page.title }}`; polyglot's `{% static_href %}` markers are dropped (their link kept)."""
+    meta = ctx.doc.meta
+    values = {
+        "site.active_lang": str(meta.get("lang") or ctx.doc.source_meta.get("lang") or ""),
+        "page.lang": str(meta.get("lang") or ctx.doc.source_meta.get("lang") or ""),
+        "page.url": str(meta.get("permalink") or ""),
+        "page.title": str(meta.get("title") or ""),
+    }
+    text = _PAGE_VAR.sub(lambda m: values[m.group(1)] if values[m.group(1)] else m.group(0), text)
+    return _STATIC_HREF.sub("", text)
+
+
 _GIST = re.compile(_T + r"gist\s+([\w./-]+)(?:\s+([\w.-]+))?" + _E)
 _YOUTUBE = re.compile(_T + r"(?:youtube|video)\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
 
@@ -292,6 +310,7 @@ RULES: tuple[Rule, ...] = (
     highlight,
     codeblock,
     site_urls,
+    page_variables,
     post_url,
     include,
     octopress_img,
