@@ -1,5 +1,6 @@
 """The Jekyll reader: `_config.yml`, `_posts/` (with category folders above it and any folders below it),
-`_drafts/`, and pages (`_pages/`, Chirpy's `_tabs/`, and any Markdown file with front matter outside `_` folders)
+`_drafts/`, and pages (`_pages/`, collections Jekyll writes, and any Markdown file with front matter outside `_`
+folders: jekyll_pages.py)
 into a `SourceSite` (model.py). Posts: jekyll_posts.py; URLs: jekyll_urls.py; Liquid: liquid.py; kramdown:
 kramdown.py.
 
@@ -23,6 +24,7 @@ import yaml
 
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, kramdown, liquid
+from site_builder.importer.source.common import own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
@@ -35,8 +37,16 @@ from site_builder.importer.source.model import (
     SourceSite,
 )
 from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
+from site_builder.importer.source.texmacros import tex_macros
 
-RULES: tuple[Rule, ...] = (*liquid.RULES, *kramdown.RULES, liquid.leftovers)
+RULES: tuple[Rule, ...] = (
+    *liquid.RULES,
+    *kramdown.RULES,
+    tex_macros,
+    own_computer_images,
+    liquid.leftovers,
+    liquid.unhide,
+)
 SKIP_DIRS = {"_site", "node_modules", "vendor", ".git", ".github", ".jekyll-cache", ".sass-cache", "built"}
 
 

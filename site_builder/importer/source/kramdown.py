@@ -41,22 +41,26 @@ def extensions(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_EXTENSIONS, lambda m, _o: ctx.keep("", m.group(0)), text)
 
 
-_BLOCK_IAL = re.compile(r"^[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
+_BLOCK_IAL = re.compile(r"^((?:[ \t]{0,3}>[ \t]?)*)[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
+_TRAILING_ADMONITION = re.compile(r"^(.*\S)[ \t]*\{:\s*\.(" + "|".join(map(re.escape, ADMONITIONS)) + r")\s*\}[ \t]*$")
 _FILE = re.compile(r"""\bfile\s*=\s*(["'])(.*?)\1""")
 _CLASS = re.compile(r"(?<![\w-])\.([\w-]+)")
 _FENCE_OPEN = re.compile(r"^([ \t]{0,3})(`{3,}|~{3,})([^\n]*)$")
 
 
-def _admonition(lines: list[str], kind: str) -> list[str]:
-    """The block ending at the end of `lines` (back to a blank line) opened as `::: kind` (a quote unquoted); the
-    caller closes it on the attribute list's line."""
+def _admonition(lines: list[str], kind: str, prefix: str) -> list[str]:
+    """The block ending at the end of `lines` (back to a blank line, inside the quote `prefix` if any) opened as
+    `::: kind` (a quote of its own unquoted); the caller closes it on the attribute list's line."""
     start = len(lines)
-    while start > 0 and lines[start - 1].strip():
+    marker = prefix.strip()
+    while start > 0 and lines[start - 1].strip() and lines[start - 1].strip() != marker:
+        if marker and not lines[start - 1].lstrip().startswith(marker):
+            break
         start -= 1
-    block = lines[start:]
+    block = [line[len(prefix) :] if prefix and line.startswith(prefix) else line for line in lines[start:]]
     if block and all(line.lstrip().startswith(">") for line in block):
         block = [re.sub(r"^\s*> ?", "", line, count=1) for line in block]
-    return [*lines[:start], f"::: {kind}", *block]
+    return [*lines[:start], f"{prefix}::: {kind}", *(prefix + line for line in block)]
 
 
 def _titled(lines: list[str], title: str) -> bool:
@@ -93,21 +97,27 @@ def block_attributes(text: str, ctx: RuleContext) -> str:
     fence = ""
     for line in text.split("\n"):
         m = None if fence else _BLOCK_IAL.match(line)
+        trailing = None if fence or m else _TRAILING_ADMONITION.match(line)
         fence = _fence_state(line, fence)
+        if trailing is not None:  # `last words.{: .prompt-tip }`: meant for the block it ends
+            out.append(trailing.group(1))
+            out = _admonition(out, ADMONITIONS[trailing.group(2)], "")  # the whole block, a quote unquoted
+            out[-1] += ctx.keep("\n:::", "")
+            continue
         if m is None:
             out.append(line)
             continue
-        body = m.group(1).strip()
+        prefix, body = m.group(1), m.group(2).strip()
         kinds = [ADMONITIONS[c] for c in _CLASS.findall(body) if c in ADMONITIONS]
         file = _FILE.search(body)
-        if kinds and out and out[-1].strip():
-            out = _admonition(out, kinds[0])
-            out.append(":::")
+        if kinds and out and out[-1].strip() and out[-1].strip() != prefix.strip():
+            out = _admonition(out, kinds[0], prefix)
+            out.append(prefix + ":::")
             continue
-        if not (file and _titled(out, file.group(2))) and body.lower() in ("toc", ".toc") and out:
-            if re.match(r"^\s*[*+-]\s+TOC\s*$", out[-1]):
-                out[-1] = ""
-        out.append("")
+        titled = file is not None and _titled(out, file.group(2))
+        if not titled and body.lower() in ("toc", ".toc") and out and re.match(r"^\s*[*+-]\s+TOC\s*$", out[-1]):
+            out[-1] = ""
+        out.append(prefix.rstrip())
     return "\n".join(out)
 
 
@@ -139,4 +149,49 @@ def inline_math(text: str, ctx: RuleContext) -> str:
     return outside_code(text, part)
 
 
-RULES: tuple[Rule, ...] = (extensions, block_attributes, span_attributes, inline_math)
+def _display(block: list[str], before: str, after: str, ctx: RuleContext) -> list[str]:
+    """A `$$` formula over the lines `block` (the first opens it, the last closes it), between the lines `before`
+    and `after`: inside a paragraph and followed by text on its closing line (`$$.`), kramdown's inline math,
+    written `$...$` on one line; else display math set apart by blank lines (the lines added count for none)."""
+    last = block[-1].rstrip()
+    tail = last[last.rindex("$$") + 2 :]
+    if before.strip() and tail.strip() and block[0].strip().startswith("$$"):
+        inner = " ".join(line.strip() for line in block).strip()[2:]
+        inner = inner[: inner.rindex("$$")].strip()
+        return [ctx.keep(f"${inner}${tail}", "\n".join(block))]
+    if before.strip() and block[0].strip().startswith("$$"):
+        block[0] = ctx.keep("\n", "") + block[0]
+    if after.strip():
+        block[-1] += ctx.keep("\n", "")
+    return block
+
+
+def display_blocks(text: str, ctx: RuleContext) -> str:
+    """`$$` formulas over several lines inside a paragraph (a list item's text, a sentence's end), as kramdown
+    reads them (`_display`), so that their lines are not read as Markdown (`=` under text is a heading)."""
+
+    def part(chunk: str, _start: int) -> str:
+        lines = chunk.split("\n")
+        out: list[str] = []
+        i = 0
+        while i < len(lines):
+            if lines[i].strip().count("$$") % 2 == 0:
+                out.append(lines[i])
+                i += 1
+                continue
+            j = i + 1
+            while j < len(lines) and lines[j].strip().count("$$") % 2 == 0:
+                j += 1
+            if j == len(lines):  # never closed: left as written
+                out += lines[i:]
+                break
+            before = out[-1] if out else ""
+            after = lines[j + 1] if j + 1 < len(lines) else ""
+            out += _display(lines[i : j + 1], before, after, ctx)
+            i = j + 1
+        return "\n".join(out)
+
+    return outside_code(text, part)
+
+
+RULES: tuple[Rule, ...] = (extensions, block_attributes, span_attributes, inline_math, display_blocks)

@@ -14,6 +14,7 @@ Liquid inside fenced code that is not in `{% raw %}` is left as written (Jekyll 
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -43,27 +44,45 @@ _RAW = re.compile(_T + r"raw" + _E + r"(.*?)" + _T + r"endraw" + _E, re.S)
 _COMMENT = re.compile(_T + r"comment" + _E + r".*?" + _T + r"endcomment" + _E, re.S)
 
 
+_HIDDEN = {"{%": "\x01%", "{{": "\x01{"}
+
+
 def raw(text: str, ctx: RuleContext) -> str:
-    text = _RAW.sub(lambda m: ctx.keep(m.group(1), m.group(0)), text)
+    """`{% raw %}`: its text as written, hidden from the Liquid rules (`unhide`, last, shows it again) but not from
+    the kramdown ones (a `{: file=... }` after a fence inside it still titles the fence)."""
+
+    def hide(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        for tag, hidden in _HIDDEN.items():
+            inner = inner.replace(tag, hidden)
+        return inner
+
+    text = _RAW.sub(hide, text)
     return _COMMENT.sub(lambda m: ctx.keep("", m.group(0)), text)
 
 
+def unhide(text: str, ctx: RuleContext) -> str:
+    for tag, hidden in _HIDDEN.items():
+        text = text.replace(hidden, tag)
+    return text
+
+
 _HIGHLIGHT = re.compile(
-    r"^([ \t]*)"
-    + _T
-    + r"highlight\s+([\w+#.-]+)([^%]*?)"
-    + _E
-    + r"[ \t]*\n?(.*?)\n?[ \t]*"
-    + _T
-    + r"endhighlight"
-    + _E,
-    re.S | re.M,
+    _T + r"highlight\s+([\w+#.-]+)([^%]*?)" + _E + r"[ \t]*\n?(.*?)\n?[ \t]*" + _T + r"endhighlight" + _E + r"([^\n]*)",
+    re.S,
 )
+
+
+def _own_lines(text: str, m: re.Match[str], fence: str, after: str) -> str:
+    """`fence` on lines of its own: a line break before it when text precedes it on its line, and what followed
+    the end tag on its line moved below it (a fence's closing line holds nothing else)."""
+    before = "" if m.start() == 0 or text[m.start() - 1] == "\n" else "\n"
+    return before + fence + ("\n" + after.strip() if after.strip() else "")
 
 
 def highlight(text: str, ctx: RuleContext) -> str:
     def one(m: re.Match[str]) -> str:
-        lang, opts, code = m.group(2), m.group(3), m.group(4)
+        lang, opts, code = m.group(1), m.group(2), m.group(3)
         options = []
         if re.search(r"\blinenos\b", opts):
             options.append("linenos")
@@ -71,12 +90,14 @@ def highlight(text: str, ctx: RuleContext) -> str:
         if marked:
             options.append(f'hl_lines="{marked.group(1)}"')
         info = lang.lower() + (" {" + " ".join(options) + "}" if options else "")
-        return _fence(code, info)
+        return _own_lines(text, m, _fence(code, info), m.group(4))
 
     return _HIGHLIGHT.sub(one, text)
 
 
-_CODEBLOCK = re.compile(_T + r"codeblock\b([^%]*?)" + _E + r"[ \t]*\n?(.*?)\n?[ \t]*" + _T + r"endcodeblock" + _E, re.S)
+_CODEBLOCK = re.compile(
+    _T + r"codeblock\b([^%]*?)" + _E + r"[ \t]*\n?(.*?)\n?[ \t]*" + _T + r"endcodeblock" + _E + r"([^\n]*)", re.S
+)
 
 
 def codeblock(text: str, ctx: RuleContext) -> str:
@@ -89,7 +110,7 @@ def codeblock(text: str, ctx: RuleContext) -> str:
         if not lang and "." in title:
             lang = title.rsplit(".", 1)[1] if len(title.rsplit(".", 1)[1]) <= 5 else ""
         info = lang + (f' {{title="{title}"}}' if title and '"' not in title else "")
-        return "\n" + _fence(m.group(2), info)
+        return _own_lines(text, m, _fence(m.group(2), info), m.group(3))
 
     return _CODEBLOCK.sub(one, text)
 
@@ -109,6 +130,13 @@ def _block(ctx: RuleContext, source: str, markdown: str) -> str:
 def _figure(args: dict[str, str]) -> str:
     src = _site_path(args.get("path") or args.get("src") or "")
     caption = args.get("caption") or args.get("alt") or args.get("title") or ""
+    if src.lower().endswith(".svg"):  # the build publishes photos it can read; an SVG is copied as it is (static/)
+        text = html.escape(caption)
+        return (
+            f'<figure><img src="{html.escape(src)}" alt="{text}">'
+            + (f"<figcaption>{text}</figcaption>" if text else "")
+            + "</figure>"
+        )
     caption = caption.replace("[", "\\[").replace("]", "\\]")
     return f"![{caption}](<{src}>)"
 
@@ -135,8 +163,8 @@ def include(text: str, ctx: RuleContext) -> str:
         base = name.rsplit("/", 1)[-1].split(".")[0]
         if base == "figure" and (args.get("path") or args.get("src")):
             return _block(ctx, m.group(0), _figure(args))
-        if base in ("video", "audio") and args.get("path"):
-            src = _site_path(args["path"])
+        if base in ("video", "audio") and (args.get("path") or args.get("src")):
+            src = _site_path(args.get("path") or args["src"])
             return _block(ctx, m.group(0), f'<{base} src="{src}" controls></{base}>')
         if base == "gallery":
             gallery = _gallery(args, ctx.doc.source_meta)
@@ -208,6 +236,24 @@ def site_urls(text: str, ctx: RuleContext) -> str:
     return _SITE_VAR.sub("", text)
 
 
+_PAGE_VAR = re.compile(r"\{\{-?\s*(site\.active_lang|page\.lang|page\.url|page\.title)\s*-?\}\}")
+_STATIC_HREF = re.compile(_T + r"(?:end)?static_href" + _E)
+
+
+def page_variables(text: str, ctx: RuleContext) -> str:
+    """`{{ page.lang }}` and polyglot's `{{ site.active_lang }}` (the post's language), `{{ page.url }}` (its URL),
+    `{{ page.title }}`; polyglot's `{% static_href %}` markers are dropped (their link kept)."""
+    meta = ctx.doc.meta
+    values = {
+        "site.active_lang": str(meta.get("lang") or ctx.doc.source_meta.get("lang") or ""),
+        "page.lang": str(meta.get("lang") or ctx.doc.source_meta.get("lang") or ""),
+        "page.url": str(meta.get("permalink") or ""),
+        "page.title": str(meta.get("title") or ""),
+    }
+    text = _PAGE_VAR.sub(lambda m: values[m.group(1)] if values[m.group(1)] else m.group(0), text)
+    return _STATIC_HREF.sub("", text)
+
+
 _GIST = re.compile(_T + r"gist\s+([\w./-]+)(?:\s+([\w.-]+))?" + _E)
 _YOUTUBE = re.compile(_T + r"(?:youtube|video)\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
 
@@ -264,6 +310,7 @@ RULES: tuple[Rule, ...] = (
     highlight,
     codeblock,
     site_urls,
+    page_variables,
     post_url,
     include,
     octopress_img,

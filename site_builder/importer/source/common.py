@@ -1,0 +1,23 @@
+"""Rules (rules.py) every reader can use, whatever the generator."""
+
+from __future__ import annotations
+
+import re
+
+from site_builder.importer.source.rules import RuleContext, sub_outside_code
+
+# an image at a path of the author's own computer (`C:\\Users\\...`, `file:///...`): on no web server
+_LOCAL_FILE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?((?:[A-Za-z]:[\\/]|file:/)[^)\n>]*)>?\s*\)")
+
+
+def own_computer_images(text: str, ctx: RuleContext) -> str:
+    """An image linked at a path of the author's computer (an editor's paste: Typora writes `C:\\Users\\...`)
+    showed nothing on the old site either: its alt text is kept, with a warning naming the path."""
+
+    def one(m: re.Match[str], offset: int) -> str:
+        ctx.problem(
+            text, offset + m.start(), f"image at a path of the author's computer, kept as its alt text: {m.group(2)}"
+        )
+        return m.group(1)
+
+    return sub_outside_code(_LOCAL_FILE, one, text)
