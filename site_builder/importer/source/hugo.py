@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, mathjax
+from site_builder.importer.source import assets, common, mathjax, texmacros
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -229,7 +229,13 @@ def read(root: Path, config: Path) -> SourceSite:
     docs = _docs(site, root, problems, notes)
     urls = _url_index(docs, site, root)
     resolve = _resolver(site, root)
-    hugo_rules = (*rules(_templates(site, root)), span_attributes, mathjax.escaped_dollars)
+    hugo_rules = (
+        *rules(_templates(site, root)),
+        span_attributes,
+        mathjax.escaped_dollars,
+        texmacros.tex_macros,
+        common.own_computer_images,
+    )
     found: list[SourceFile] = []
     for doc in docs:
         problems += apply_rules(doc, hugo_rules, urls)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, mathjax, pelican_tags
+from site_builder.importer.source import assets, common, mathjax, pelican_tags, texmacros
 from site_builder.importer.source.front import parse_date, split
 from site_builder.importer.source.model import ImportProblem, SiteSettings, SourceDoc, SourceFile, SourceSite
 from site_builder.importer.source.pelican_config import PelicanSite, pelican_site, read_settings
@@ -213,6 +213,8 @@ def _rules(site: PelicanSite) -> tuple[Rule, ...]:
         pelican_tags.links,
         pelican_tags.summary_marks,
         mathjax.escaped_dollars,
+        texmacros.tex_macros,
+        common.own_computer_images,
         pelican_tags.leftovers,
     )
 
