@@ -23,7 +23,7 @@ TIMEZONE = 'Europe/Paris'
 ARTICLE_URL = 'posts/{date:%Y}/{slug}/'
 ARTICLE_SAVE_AS = 'posts/{date:%Y}/{slug}/index.html'
 DEFAULT_METADATA = {'status': 'draft'}
-STATIC_PATHS = ['images', 'code', 'notebooks']
+STATIC_PATHS = ['images', 'code', 'notebooks', 'videos']
 CODE_DIR = 'code'
 NOTEBOOK_DIR = 'notebooks'
 import os
@@ -72,7 +72,10 @@ See [b]({filename}/b.md), ![s]({static}/images/p.png) for $\\$$5.
 
     {% if shown_as_code %}
 """,
-    "content/b.md": "Title: B\nDate: 2020-01-01\nSlug: bee\n\nA draft by DEFAULT_METADATA.\n",
+    "content/b.md": "Title: B\nDate: 2020-01-01\nSlug: bee\n\nA draft by DEFAULT_METADATA.\n\n"
+    "{% video /videos/v.mp4 320 240 /videos/v.png %}\n",
+    "content/videos/v.mp4": "MP4",
+    "content/videos/v.png": "PNG",
     "content/nb.md": "Title: NB\nDate: 2021-02-03\nStatus: published\n\nBefore.\n\n"
     "{% notebook demo.ipynb cells[1:] %}\n\nAfter.\n",
     "content/c.rst": "C\n=\n",
@@ -94,7 +97,9 @@ def test_pelican_settings_metadata_urls_and_tags(tmp_path):
     assert "```python {title=\"Hello\"}\nprint('hello')\n```" in body and "(</code/hello.py>)" in body
     assert "<!-- not converted: {% unknown thing %} -->" in body and "    {% if shown_as_code %}" in body
     assert (new / "content/images/p.png").is_file() and (new / "static/code/hello.py").is_file()
-    assert front(new / "content/posts/b.md")[0]["draft"] is True
+    b_meta, b_body = front(new / "content/posts/b.md")
+    assert b_meta["draft"] is True and '<video src="/videos/v.mp4" controls width="320" height="240"' in b_body
+    assert (new / "static/videos/v.mp4").is_file() and (new / "static/videos/v.png").is_file()  # the poster too
     nb = json.loads((new / "content/posts/nb.ipynb").read_text(encoding="utf-8"))
     sources = ["".join(c["source"]) for c in nb["cells"]]
     assert sources[0].startswith("---\ntitle: NB\n") and "permalink: /posts/2021/nb/" in sources[0]

@@ -251,5 +251,8 @@ def read(root: Path, config: Path) -> SourceSite:
         if pelican_tags.NOTEBOOK_MARK.search(doc.body):
             problems += notebook_doc(doc, site.content / str(site.get("NOTEBOOK_DIR")).strip("/"), site.content)
         found += assets.collect(doc, resolve)
+        for poster in re.findall(r'<video [^>]*\bposter="(/[^"]+)"', doc.body):  # {% video %}'s still image
+            origin = resolve(poster, doc)
+            found += [SourceFile(origin, "static", poster.lstrip("/"))] if origin is not None else []
     pages = [d for d in docs if d.kind == "page"]
     return SourceSite("pelican", root, _settings(site, root, pages), docs, assets.merge(found), problems, [])
