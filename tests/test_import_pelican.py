@@ -136,6 +136,8 @@ def test_jakevdp_subset_imports_and_builds_faithfully(tmp_path):
     ]
     old = subset(src, tmp_path / "old", JAKEVDP, also)
     import_source(old, tmp_path / "new")
+    meta, _ = front(tmp_path / "new" / JAKEVDP[0].replace("content/articles", "content/posts/articles"))
+    assert meta["tags"] == ["tutorial"]  # not "articles", the folder every article is in
     run_cli("build", "--source", str(tmp_path / "new"), check=True)
     out = tmp_path / "new" / "output"
     check = subprocess.run(

@@ -4,9 +4,10 @@ value` metadata lines, or YAML front matter), their URLs by ARTICLE_URL/PAGE_URL
 (pelican_tags.py), and the files the posts use.
 
 Metadata carried over: `Title`, `Date` (in TIMEZONE), `Modified` -> `updated`, `Tags` and `Category` (tags,
-unless ARTICLE_URL uses `{category}`), `Slug` (else the title slugified as Pelican does: NFKD, ASCII, lower case,
-`[^\\w\\s-]` dropped, spaces and dashes one `-`), `Status: draft` (also through DEFAULT_METADATA) -> `draft`,
-`Status: hidden` -> `hidden`, `Summary`, `Lang`, `Author`, `Image`/`Cover`.
+unless ARTICLE_URL uses `{category}`, or every article has the same one from its folder), `Slug` (else the title
+slugified as Pelican does: NFKD, ASCII, lower case, `[^\\w\\s-]` dropped, spaces and dashes one `-`),
+`Status: draft` (also through DEFAULT_METADATA) -> `draft`, `Status: hidden` -> `hidden`, `Summary`, `Lang`,
+`Author`, `Image`/`Cover`.
 
 `{% notebook path cells[i:j] %}` makes the article a notebook post (`.ipynb`): the notebook's cells i..j, with
 the article's own text before and after as Markdown cells and its metadata as the front matter cell. Chosen over
@@ -145,6 +146,8 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
     tags = _words(meta.get("tags"))
     if not page and "{category}" not in pattern and category != site.get("DEFAULT_CATEGORY"):
         tags.append(category)
+        if not meta.get("category"):
+            meta["_folder_category"] = category
     ours["tags"] = list(dict.fromkeys(tags))
     ours["permalink"] = url
     for key in ("summary", "author"):
@@ -254,5 +257,15 @@ def read(root: Path, config: Path) -> SourceSite:
         for poster in re.findall(r'<video [^>]*\bposter="(/[^"]+)"', doc.body):  # {% video %}'s still image
             origin = resolve(poster, doc)
             found += [SourceFile(origin, "static", poster.lstrip("/"))] if origin is not None else []
+    _drop_shared_folder_category(docs)
     pages = [d for d in docs if d.kind == "page"]
     return SourceSite("pelican", root, _settings(site, root, pages), docs, assets.merge(found), problems, [])
+
+
+def _drop_shared_folder_category(docs: list[SourceDoc]) -> None:
+    """A category every article has from its folder (`content/articles/`) says nothing: it is not made a tag."""
+    posts = [d for d in docs if d.kind == "post"]
+    folders = {d.source_meta.get("_folder_category") for d in posts}
+    if len(folders) == 1 and None not in folders:
+        for doc in posts:
+            doc.meta["tags"] = [t for t in doc.meta["tags"] if t != doc.source_meta["_folder_category"]]
