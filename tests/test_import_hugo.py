@@ -196,3 +196,31 @@ def test_jeremykun_subset_keeps_url_and_highlight(tmp_path):
     for post in posts[:3]:
         url = next(ln for ln in (old / post).read_text(encoding="utf-8").splitlines() if ln.startswith("url:"))
         assert (tmp_path / "new/output" / url.split(":", 1)[1].strip().strip("/") / "index.html").is_file()
+
+
+CONFIG_DIR = {
+    "config/_default/hugo.yaml": "baseURL: https://multi.example/\ntitle: Multi\ndefaultContentLanguage: zh\n"
+    "defaultContentLanguageInSubdir: true\n",
+    "config/_default/languages.toml": '[zh]\ncontentDir = "content/zh"\nweight = 1\n'
+    '[en]\ncontentDir = "content/en"\nweight = 2\n',
+    "config/_default/params.toml": 'description = "两种语言"\n',
+    "config/_default/menus.toml": '[[main]]\nname = "About"\nurl = "/zh/about/"\n',
+    "content/zh/posts/hello/index.md": "---\ntitle: 你好 世界\ndate: 2023-04-05\n---\n\n{{< notice tip >}}\n提示\n{{< /notice >}}\n",
+    "content/en/posts/hello/index.md": "---\ntitle: Hello World\ndate: 2023-04-05\n---\n\nHi.\n",
+    "content/zh/about.md": "---\ntitle: 关于\n---\n\n我。\n",
+}
+
+
+def test_hugo_config_folder_and_a_content_folder_per_language(tmp_path):
+    old = write(tmp_path / "old", CONFIG_DIR)
+    import_source(old, tmp_path / "new")
+    new = tmp_path / "new"
+    site = yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))
+    assert site["title"] == "Multi" and site["subtitle"] == "两种语言" and site["language"] == "zh"
+    assert site["languages"] == {"zh": {}, "en": {}} and site["nav"] == ["about"]
+    zh, body = front(new / "content/posts/hello/index.md")
+    en, _ = front(new / "content/posts/hello/index.en.md")
+    assert zh["permalink"] == "/zh/posts/hello/" and en["permalink"] == "/en/posts/hello/"  # in a subdir, both
+    assert zh["translation_key"] == en["translation_key"] and (zh["lang"], en["lang"]) == ("zh", "en")
+    assert "::: tip\n提示\n:::" in body
+    assert front(new / "content/pages/about.md")[0]["permalink"] == "/zh/about/"

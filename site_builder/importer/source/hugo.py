@@ -42,19 +42,23 @@ _PATTERN_TOKENS = {
 
 
 def _content_roots(site: HugoSite, root: Path) -> list[tuple[Path, str | None]]:
-    """Each content folder and the language its files are in (None: by their `.CODE` suffix)."""
-    roots: list[tuple[Path, str | None]] = [(root / site.content_dir, None)]
-    for lang in site.languages.values():
-        if lang.content_dir:
-            roots.append((root / lang.content_dir, lang.code))
+    """Each content folder and the language its files are in (None: by their `.CODE` suffix); the main one only
+    when a language has none of its own."""
+    own: list[tuple[Path, str | None]] = [
+        (root / lang.content_dir, lang.code) for lang in site.languages.values() if lang.content_dir
+    ]
+    roots = own
+    if len(own) < max(1, len(site.languages)):
+        roots = [(root / site.content_dir, None), *own]
     return [(folder, lang) for folder, lang in roots if folder.is_dir()]
 
 
-def _files(folder: Path) -> list[Path]:
-    """Content files below `folder`, in order; a leaf bundle's other files are its resources, not pages."""
+def _files(folder: Path, skip: frozenset[Path] = frozenset()) -> list[Path]:
+    """Content files below `folder` (not in the folders `skip`: other languages'), in order; a leaf bundle's other
+    files are its resources, not pages."""
     out = []
     for path, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and Path(path) / d not in skip)
         leaf = any(f.split(".")[0] == "index" and f.endswith(MARKDOWN) for f in files)
         if leaf:
             dirs[:] = []
@@ -67,8 +71,9 @@ def _main_sections(site: HugoSite, roots: list[tuple[Path, str | None]]) -> list
     if site.main_sections:
         return site.main_sections
     counts: Counter[str] = Counter()
+    skip = frozenset(folder for folder, lang in roots if lang)
     for folder, _lang in roots:
-        for path in _files(folder):
+        for path in _files(folder, skip):
             inner = path.relative_to(folder).as_posix()
             if "/" in inner and path.suffix in MARKDOWN and not path.name.startswith("_index."):
                 counts[inner.split("/")[0]] += 1
@@ -80,8 +85,9 @@ def _docs(site: HugoSite, root: Path, problems: list[ImportProblem], notes: list
     lists: list[str] = []
     roots = _content_roots(site, root)
     site.main_sections = _main_sections(site, roots)
+    skip = frozenset(folder for folder, lang in roots if lang)
     for folder, lang in roots:
-        for path in _files(folder):
+        for path in _files(folder, skip):
             rel = path.relative_to(root).as_posix()
             inner = path.relative_to(folder).as_posix()
             suffix = path.suffix.lower()
