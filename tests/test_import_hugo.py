@@ -206,7 +206,8 @@ CONFIG_DIR = {
     "config/_default/params.toml": 'description = "两种语言"\n',
     "config/_default/menus.toml": '[[main]]\nname = "About"\nurl = "/zh/about/"\n',
     "content/zh/posts/hello/index.md": "---\ntitle: 你好 世界\ndate: 2023-04-05\n---\n\n{{< notice tip >}}\n提示\n{{< /notice >}}\n",
-    "content/en/posts/hello/index.md": "---\ntitle: Hello World\ndate: 2023-04-05\n---\n\nHi.\n",
+    "content/en/posts/hello/index.md": "---\ntitle: Hello World\ndate: 2023-04-05\n---\n\n"
+    '[Home]({{< relref "posts/hello" >}})\n',
     "content/zh/about.md": "---\ntitle: 关于\n---\n\n我。\n",
 }
 
@@ -219,8 +220,8 @@ def test_hugo_config_folder_and_a_content_folder_per_language(tmp_path):
     assert site["title"] == "Multi" and site["subtitle"] == "两种语言" and site["language"] == "zh"
     assert site["languages"] == {"zh": {}, "en": {}} and site["nav"] == ["about"]
     zh, body = front(new / "content/posts/hello/index.md")
-    en, _ = front(new / "content/posts/hello/index.en.md")
+    en, en_body = front(new / "content/posts/hello/index.en.md")
     assert zh["permalink"] == "/zh/posts/hello/" and en["permalink"] == "/en/posts/hello/"  # in a subdir, both
     assert zh["translation_key"] == en["translation_key"] and (zh["lang"], en["lang"]) == ("zh", "en")
-    assert "::: tip\n提示\n:::" in body
+    assert "::: tip\n提示\n:::" in body and "[Home](/en/posts/hello/)" in en_body  # in its own language
     assert front(new / "content/pages/about.md")[0]["permalink"] == "/zh/about/"

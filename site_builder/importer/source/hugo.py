@@ -113,15 +113,16 @@ def _docs(site: HugoSite, root: Path, problems: list[ImportProblem], notes: list
 
 def _url_index(docs: list[SourceDoc], site: HugoSite, root: Path) -> UrlIndex:
     """Each doc's URL by the names `ref`/`relref` use: its path below content (with and without extension), its
-    bundle folder, its file name."""
+    bundle folder, its file name; each also as `LANG|name`, which a page of that language finds first."""
     urls = UrlIndex()
     for doc in docs:
         url = str(doc.meta["permalink"])
-        inner = doc.rel.split("/", 1)[1] if "/" in doc.rel else doc.rel
+        inner = str(doc.source_meta.get("_inner") or doc.rel)
         stem = inner.rsplit(".", 1)[0]
         for key in (inner, stem, stem.removesuffix("/index"), doc.origin.stem, doc.origin.parent.name):
             if key and key not in ("index", "content"):
                 urls.add(key, url)
+                urls.add(f"{doc.meta.get('lang')}|{key}", url)
     return urls
 
 

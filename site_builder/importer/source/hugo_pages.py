@@ -129,6 +129,7 @@ def hugo_doc(
         ours["hidden"] = True
     if meta.get("draft") is True or str(meta.get("draft")).lower() == "true":
         ours["draft"] = True
+    meta["_inner"] = clean  # its path below its content folder: how `ref` names it
     return SourceDoc(
         path,
         rel,

@@ -79,7 +79,9 @@ def ref(call: Shortcode, ctx: RuleContext, text: str) -> str:
     path, _, anchor = target.partition("#")
     key = path.strip().strip("/")
     stem = re.sub(r"\.(md|markdown|mdown|html)$", "", key)
-    found = next((u for k in (key, stem, stem.rsplit("/", 1)[-1]) if k and (u := ctx.urls.find(k))), None)
+    names = [n for n in (key, stem, stem.rsplit("/", 1)[-1]) if n]
+    lang = ctx.doc.meta.get("lang")
+    found = next((u for n in [f"{lang}|{n}" for n in names] + names if (u := ctx.urls.find(n))), None)
     if not path:
         found = ctx.doc.meta.get("permalink")
     if found is None:
