@@ -260,4 +260,5 @@ def read(root: Path, config: Path) -> SourceSite:
                     )
                 )
     settings = _settings(site, [d for d in docs if d.kind == "page"], notes)
+    settings.math_macros = mathjax.site_macros(docs)
     return SourceSite("hugo", root, settings, docs, assets.merge(found), problems, notes)

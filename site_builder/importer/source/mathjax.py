@@ -1,18 +1,47 @@
-"""Math as MathJax read it in a source whose pages MathJax rendered (Hugo, Pelican), where our TeX reading
-differs (rules.py rules).
+"""Math as MathJax (or KaTeX) read it in a source whose pages they rendered, where our TeX reading differs.
 
-- `$\\$$`, a formula that is only an escaped dollar (how MathJax sites write a price next to inline math), is
-  the dollar sign MathJax showed: `\\$` in Markdown. Left as it is, `$\\$$40` reads as `$$` here.
+- `escaped_dollars` (a rule, rules.py): `$\\$$`, a formula that is only an escaped dollar (how MathJax sites write
+  a price next to inline math), is the dollar sign MathJax showed: `\\$` in Markdown. Left as it is, `$\\$$40`
+  reads as `$$` here.
+- `site_macros`: text commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\mbox`...:
+  jeremykun's posts hold 554 `\\textup`), as site.yml `math_macros` of what they mean, for those the posts use.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from site_builder.importer.source.model import SourceDoc
 from site_builder.importer.source.rules import RuleContext, sub_outside_code
 
 _DOLLAR_ONLY = re.compile(r"(?<![\\$])\$\\\$\$(?!\$)")
 
+# command -> what it means in math-core's TeX (each checked: math-core 0.9 does not know the command, reads this)
+KNOWN_ELSEWHERE = {
+    "textup": "\\textrm{#1}",
+    "textmd": "\\textrm{#1}",
+    "textnormal": "\\textrm{#1}",
+    "textsl": "\\textit{#1}",
+    "mbox": "\\text{#1}",
+    "hbox": "\\text{#1}",
+}
+_USED = re.compile(r"\\(" + "|".join(KNOWN_ELSEWHERE) + r")(?![A-Za-z])")
+
 
 def escaped_dollars(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_DOLLAR_ONLY, lambda m, _o: ctx.keep("\\$"), text)
+
+
+def _texts(doc: SourceDoc) -> Iterable[str]:
+    yield doc.body
+    for cell in (doc.notebook or {}).get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            yield source if isinstance(source, str) else "".join(source)
+
+
+def site_macros(docs: Iterable[SourceDoc]) -> dict[str, str]:
+    """The `math_macros` the docs need (module docstring)."""
+    used = {m.group(1) for doc in docs for text in _texts(doc) for m in _USED.finditer(text)}
+    return {name: KNOWN_ELSEWHERE[name] for name in sorted(used)}

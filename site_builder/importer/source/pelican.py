@@ -259,7 +259,9 @@ def read(root: Path, config: Path) -> SourceSite:
             found += [SourceFile(origin, "static", poster.lstrip("/"))] if origin is not None else []
     _drop_shared_folder_category(docs)
     pages = [d for d in docs if d.kind == "page"]
-    return SourceSite("pelican", root, _settings(site, root, pages), docs, assets.merge(found), problems, [])
+    settings = _settings(site, root, pages)
+    settings.math_macros = mathjax.site_macros(docs)
+    return SourceSite("pelican", root, settings, docs, assets.merge(found), problems, [])
 
 
 def _drop_shared_folder_category(docs: list[SourceDoc]) -> None:
