@@ -228,3 +228,16 @@ def test_hugo_config_folder_and_a_content_folder_per_language(tmp_path):
     assert zh["translation_key"] == en["translation_key"] and (zh["lang"], en["lang"]) == ("zh", "en")
     assert "::: tip\n提示\n:::" in body and "[Home](/en/posts/hello/)" in en_body  # in its own language
     assert front(new / "content/pages/about.md")[0]["permalink"] == "/zh/about/"
+
+
+def test_mathjax_commands_math_core_lacks_are_macros_it_reads():
+    """Each command of the table is unknown to math-core (else the macro is not needed) and its macro renders."""
+    from math_core import LatexError, LatexToMathML
+
+    from site_builder.importer.source.mathjax import KNOWN_ELSEWHERE
+
+    for name, tex in KNOWN_ELSEWHERE.items():
+        use = f"\\{name}" + ("{x}" if "#1" in tex else "")
+        with pytest.raises(LatexError):
+            LatexToMathML(fancy_error=False).convert_with_local_state(use, displaystyle=False)
+        LatexToMathML(fancy_error=False, macros={name: tex}).convert_with_local_state(use, displaystyle=False)

@@ -3,7 +3,7 @@
 - `escaped_dollars` (a rule, rules.py): `$\\$$`, a formula that is only an escaped dollar (how MathJax sites write
   a price next to inline math), is the dollar sign MathJax showed: `\\$` in Markdown. Left as it is, `$\\$$40`
   reads as `$$` here.
-- `site_macros`: text commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\mbox`...:
+- `site_macros`: text commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\mbox`, `\\LaTeX`...:
   jeremykun's posts hold 554 `\\textup`), as site.yml `math_macros` of what they mean, for those the posts use.
 """
 
@@ -25,6 +25,9 @@ KNOWN_ELSEWHERE = {
     "textsl": "\\textit{#1}",
     "mbox": "\\text{#1}",
     "hbox": "\\text{#1}",
+    "mathbbm": "\\mathbb{#1}",
+    "TeX": "\\text{TeX}",
+    "LaTeX": "\\text{LaTeX}",
 }
 _USED = re.compile(r"\\(" + "|".join(KNOWN_ELSEWHERE) + r")(?![A-Za-z])")
 
