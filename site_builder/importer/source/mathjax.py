@@ -3,8 +3,9 @@
 - `escaped_dollars` (a rule, rules.py): `$\\$$`, a formula that is only an escaped dollar (how MathJax sites write
   a price next to inline math), is the dollar sign MathJax showed: `\\$` in Markdown. Left as it is, `$\\$$40`
   reads as `$$` here.
-- `site_macros`: text commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\mbox`, `\\LaTeX`...:
-  jeremykun's posts hold 554 `\\textup`), as site.yml `math_macros` of what they mean, for those the posts use.
+- `site_macros`: commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\mbox`,
+  `\\LaTeX`...: jeremykun's posts hold 554 `\\textup`), as site.yml `math_macros` of what they mean, for those
+  the posts use.
 """
 
 from __future__ import annotations
