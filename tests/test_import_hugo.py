@@ -59,7 +59,7 @@ weight = 1
     "content/posts/first.fr.md": '+++\ntitle = "Premier"\ndate = 2021-03-04\nslug = "premier-billet"\n+++\n\nBonjour.\n',
     "content/posts/bundle/index.md": "---\ntitle: A Bundle\ndate: 2022-01-02\ndraft: true\n---\n\n![x](pic.png)\n",
     "content/posts/bundle/pic.png": "PNG",
-    "content/posts/fixed.md": "---\ntitle: Fixed\ndate: 2020-01-01\nurl: /elsewhere/fixed/\n---\n\nText.\n",
+    "content/posts/fixed.md": "---\ntitle: Fixed\ndate: 2020-01-01\nurl: /elsewhere/fixed/\ntags: [cat]\n---\n\nText.\n",
     "content/about.md": "---\ntitle: About\n---\n\nWho.\n",
     "content/posts/_index.md": "---\ntitle: Posts\n---\n",
 }
@@ -76,7 +76,8 @@ def test_hugo_bilingual_site_urls_front_matter_and_bundles(tmp_path):
     meta, _ = front(new / "content/posts/first.md")
     # the date's own day (+02:00), Hugo's :slug falling back to the urlized title; aliases made absolute
     assert meta["permalink"] == "/2021/03/first-post/" and meta["lang"] == "en"
-    assert meta["tags"] == ["a", "Cat"] and meta["updated"].startswith("2021-05-01")
+    # the category "Cat" and another post's tag "cat" are one tag, in the spelling the build shows it under
+    assert meta["tags"] == ["a", "cat"] and meta["updated"].startswith("2021-05-01")
     assert meta["aliases"] == ["/2021/03/old-first"] and meta["translation_key"] == "posts/first"
     fr, _ = front(new / "content/posts/first.fr.md")
     assert fr["permalink"] == "/fr/2021/03/premier-billet/" and fr["translation_key"] == "posts/first"
