@@ -60,7 +60,7 @@ weight = 1
     "content/posts/bundle/index.md": "---\ntitle: A Bundle\ndate: 2022-01-02\ndraft: true\n---\n\n![x](pic.png)\n",
     "content/posts/bundle/pic.png": "PNG",
     "content/posts/fixed.md": "---\ntitle: Fixed\ndate: 2020-01-01\nurl: /elsewhere/fixed/\ntags: [cat]\n---\n\nText.\n",
-    "content/about.md": "---\ntitle: About\n---\n\nWho.\n",
+    "content/about.md": '{\n  "title": "About",\n  "menu": "main"\n}\n\nWho.\n',  # JSON front matter
     "content/posts/_index.md": "---\ntitle: Posts\n---\n",
 }
 
@@ -85,7 +85,8 @@ def test_hugo_bilingual_site_urls_front_matter_and_bundles(tmp_path):
     assert bundle["draft"] is True and bundle["permalink"] == "/2022/01/a-bundle/"
     assert (new / "content/posts/bundle/pic.png").read_text() == "PNG" and "![x](pic.png)" in body
     assert front(new / "content/posts/fixed.md")[0]["permalink"] == "/elsewhere/fixed/"
-    assert front(new / "content/pages/about.md")[0]["permalink"] == "/about/"
+    about, about_body = front(new / "content/pages/about.md")
+    assert about["title"] == "About" and about["permalink"] == "/about/" and about_body.strip() == "Who."
     assert report.posts == 3 and report.drafts == 1 and report.pages == 1
     assert any("content/posts/_index.md" in n for n in report.notes)
 

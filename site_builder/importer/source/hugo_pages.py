@@ -13,6 +13,7 @@ post or a page, its URL by Hugo's rules (hugo_urls.py) and where it is written.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from datetime import datetime, timezone
@@ -30,9 +31,10 @@ POST_TYPES = ("post", "posts", "blog", "article", "articles")
 def read_front(path: Path, rel: str) -> Front | ImportProblem:
     """The file's front matter (keys lower-cased, as Hugo reads them) and body, or why it cannot be read."""
     try:
-        front = split(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8").lstrip("\ufeff")
     except (OSError, UnicodeDecodeError) as exc:
         return ImportProblem(rel, None, f"not read: {exc}")
+    front = _json_front(text) if text.startswith("{") else split(text)
     if front.kind == "toml":
         try:
             front.meta = read_toml(front.raw)
@@ -42,6 +44,18 @@ def read_front(path: Path, rel: str) -> Front | ImportProblem:
         return ImportProblem(rel, front.error_line, f"not read: {front.error}")
     front.meta = {str(k).lower(): v for k, v in front.meta.items()}
     return front
+
+
+def _json_front(text: str) -> Front:
+    """Hugo's JSON front matter: the JSON object the file starts with."""
+    try:
+        data, end = json.JSONDecoder().raw_decode(text)
+    except json.JSONDecodeError as exc:
+        return Front(error=f"cannot read the JSON front matter: {exc.msg}", error_line=exc.lineno)
+    if not isinstance(data, dict):
+        return Front(error="the front matter is not a mapping of keys to values", error_line=1)
+    body = text[end:].lstrip(" \t").removeprefix("\n")
+    return Front(meta=data, body=body, body_line=text.count("\n", 0, len(text) - len(body)) + 1, kind="json")
 
 
 def _words(value: Any) -> list[str]:
