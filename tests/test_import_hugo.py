@@ -243,3 +243,30 @@ def test_mathjax_commands_math_core_lacks_are_macros_it_reads():
         with pytest.raises(LatexError):
             LatexToMathML(fancy_error=False).convert_with_local_state(use, displaystyle=False)
         LatexToMathML(fancy_error=False, macros={name: tex}).convert_with_local_state(use, displaystyle=False)
+
+
+GOLDMARK_MATH = "---\ntitle: Sets\ndate: 2020-01-01\n---\n\nThe set $\\\\{a\\_1, b\\\\}$ and\n\n$$\\begin{cases}x\\\\\\\\y\\end{cases}$$\n"
+
+
+@pytest.mark.parametrize(
+    ("config", "body", "expected"),
+    [  # written for Goldmark's escapes, no passthrough: unescaped as MathJax saw it
+        ('title = "M"\n', GOLDMARK_MATH, "The set $\\{a_1, b\\}$ and\n\n$$\\begin{cases}x\\\\y\\end{cases}$$"),
+        # passthrough keeps math apart from Markdown: as written
+        (
+            'title = "M"\n[markup.goldmark.extensions.passthrough]\nenable = true\n',
+            GOLDMARK_MATH,
+            "The set $\\\\{a\\_1, b\\\\}$",
+        ),
+        # TeX written as it is (jeremykun's): as written
+        (
+            'title = "M"\n',
+            "---\ntitle: S\ndate: 2020-01-01\n---\n\n$\\{a\\}$ and $\\{b\\}$, $\\\\{c\\\\}$\n",
+            "$\\{a\\}$ and $\\{b\\}$, $\\\\{c\\\\}$",
+        ),
+    ],
+)
+def test_hugo_math_written_for_goldmark_escapes_is_unescaped(tmp_path, config, body, expected):
+    old = write(tmp_path / "old", {"config.toml": config, "content/posts/m.md": body})
+    import_source(old, tmp_path / "new")
+    assert expected in front(tmp_path / "new/content/posts/m.md")[1]

@@ -9,6 +9,9 @@ makes itself), content in other formats than Markdown (HTML, Org, AsciiDoc, reST
 site.yml: `title`, `baseURL` (its path kept: links are rebased under it), the author, `params.description`
 (or `params.subtitle`) as the subtitle, the default language and the others, the main section's permalink when
 ours can say it, and the header's pages from the `main` menu (or a page's own `menu: main`).
+
+Math: a site whose formulas were written for Goldmark's backslash escapes (`\\\\{` for TeX's `\\{`, when no
+passthrough extension keeps math apart) has each formula unescaped as MathJax saw it (mathjax.py).
 """
 
 from __future__ import annotations
@@ -228,6 +231,14 @@ def _settings(site: HugoSite, pages: list[SourceDoc], notes: list[str]) -> SiteS
     )
 
 
+def _passthrough(site: HugoSite) -> bool:
+    """Whether Goldmark's passthrough extension keeps math apart from Markdown (its escapes then stay in it)."""
+    found: Any = site.config
+    for key in ("markup", "goldmark", "extensions", "passthrough", "enable"):
+        found = found.get(key) if isinstance(found, dict) else None
+    return found is True
+
+
 def read(root: Path, config: Path) -> SourceSite:
     """The Hugo site at `root` as a SourceSite (module docstring)."""
     site = hugo_site(read_config(root, config))
@@ -236,10 +247,12 @@ def read(root: Path, config: Path) -> SourceSite:
     docs = _docs(site, root, problems, notes)
     urls = _url_index(docs, site, root)
     resolve = _resolver(site, root)
+    unescape = not _passthrough(site) and mathjax.written_for_markdown(d.body for d in docs)
     hugo_rules = (
         *rules(_templates(site, root)),
         span_attributes,
         mathjax.escaped_dollars,
+        *((mathjax.markdown_unescaped,) if unescape else ()),
         texmacros.tex_macros,
         common.own_computer_images,
     )

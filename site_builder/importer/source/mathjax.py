@@ -49,3 +49,35 @@ def site_macros(docs: Iterable[SourceDoc]) -> dict[str, str]:
     """The `math_macros` the docs need (module docstring)."""
     used = {m.group(1) for doc in docs for text in _texts(doc) for m in _USED.finditer(text)}
     return {name: KNOWN_ELSEWHERE[name] for name in sorted(used)}
+
+
+# math as the page's text holds it (MathJax read the page after Markdown): `$$...$$`, then `$...$` on one line
+_MATH = re.compile(r"(?<![\\$])\$\$(?!\$)(.+?)\$\$|(?<![\\$])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$", re.S)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's backslash escapes: ASCII punctuation
+_DOUBLED = re.compile(r"\\\\[{},;!]|\\\\\\\\")  # `\\{`, `\\,`, `\\\\`: TeX's `\{`, `\,`, `\\` escaped for Markdown
+_SINGLE = re.compile(r"(?<!\\)\\[{},;!](?!\\)")
+
+
+def written_for_markdown(bodies: Iterable[str]) -> bool:
+    """Whether a site's math was written to go through Markdown before MathJax (Hugo's Goldmark unescapes `\\\\{`
+    to `\\{` when no passthrough extension keeps math apart): its formulas spell TeX's `\\{`, `\\,` and `\\\\` as
+    `\\\\{`, `\\\\,` and `\\\\\\\\` more often than as they are."""
+    doubled = single = 0
+    for body in bodies:
+        for m in _MATH.finditer(body):
+            tex = m.group(1) or m.group(2) or ""
+            doubled += len(_DOUBLED.findall(tex))
+            single += len(_SINGLE.findall(tex))
+    return doubled > single
+
+
+def markdown_unescaped(text: str, ctx: RuleContext) -> str:
+    """Each formula as MathJax saw it, after Markdown's backslash escapes (`\\\\{` -> `\\{`, `\\_` -> `_`): for a
+    site `written_for_markdown`."""
+
+    def one(m: re.Match[str], _offset: int) -> str:
+        if m.group(1) is not None:
+            return "$$" + _ESCAPE.sub(r"\1", m.group(1)) + "$$"
+        return "$" + _ESCAPE.sub(r"\1", m.group(2)) + "$"
+
+    return sub_outside_code(_MATH, one, text)
