@@ -114,6 +114,8 @@ def embed(call: Shortcode, ctx: RuleContext, text: str) -> str:
 
 
 def admonition(call: Shortcode, ctx: RuleContext, text: str) -> str:
+    if call.inner is None:  # not a block: a theme's own `{{< cite >}}`, `{{< summary >}}`...
+        return ctx.unconverted(text, call.start, call.source, f"the shortcode {call.name!r} of the old site's theme")
     if call.name in _ADMONITION_SHORTCODES:
         name, title = call.get("type", 0) or call.get("class") or "note", call.get("title", 1)
     else:
@@ -126,6 +128,8 @@ def admonition(call: Shortcode, ctx: RuleContext, text: str) -> str:
 
 
 def details(call: Shortcode, ctx: RuleContext, text: str) -> str:
+    if call.inner is None:
+        return ctx.unconverted(text, call.start, call.source, f"the shortcode {call.name!r} of the old site's theme")
     title = call.get("title", 0) or call.get("summary") or "Details"
     opened = " open" if call.get("open").lower() in ("true", "open") else ""
     return _wrap(ctx, call, text, f"<details{opened}>\n<summary>{escape(title)}</summary>\n", "\n</details>")
