@@ -89,6 +89,7 @@ def test_pelican_settings_metadata_urls_and_tags(tmp_path):
     assert not (old / "PWNED").exists() and not Path("PWNED").exists()  # read as text, never executed
     site = yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))
     assert site["title"] == "Pelican Notes" and site["url"] == "https://notes.example/" and site["author"] == "Ann"
+    assert site["permalink"] == "/posts/:year/:slug/"  # ARTICLE_URL, for new posts
     meta, body = front(new / "content/posts/a.md")
     assert meta["permalink"] == "/posts/2020/hello-world/" and meta["tags"] == ["x", "y", "Notes"]
     assert meta["summary"] == "A first note." and "draft" not in meta and meta["date"].startswith("2020-12-31T23:30")

@@ -235,7 +235,21 @@ def _settings(site: PelicanSite, root: Path, pages: list[SourceDoc]) -> SiteSett
         author=str(site.get("AUTHOR") or ""),
         language=str(site.get("DEFAULT_LANG") or "en").split("_")[0],
         nav=[p.dest.removesuffix(".md") for p in pages if shown and not p.meta.get("hidden")],
+        permalink=_permalink(str(site.get("ARTICLE_URL"))),
     )
+
+
+_FIELDS = {"{date:%Y}": ":year", "{date:%m}": ":month", "{date:%d}": ":day", "{slug}": ":slug"}
+
+
+def _permalink(pattern: str) -> str:
+    """ARTICLE_URL as our pattern, for new posts, when it uses only the date and the slug; else "" (the default)."""
+    ours = pattern
+    for field, token in _FIELDS.items():
+        ours = ours.replace(field, token)
+    if "{" in ours or not ours.endswith("/"):
+        return ""
+    return "/" + ours.lstrip("/")
 
 
 def read(root: Path, config: Path) -> SourceSite:
