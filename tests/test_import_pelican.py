@@ -13,8 +13,7 @@ import pytest
 import yaml
 
 from site_builder.importer.source import import_source
-from tests.helpers import run_cli
-from tests.test_import_hugo import SOURCES, TOOLS, front, subset, write
+from tests.test_import_hugo import SOURCES, TOOLS, build, front, subset, write
 
 CONF = """AUTHOR = 'Ann'
 SITENAME = 'Pelican Notes'
@@ -110,7 +109,7 @@ def test_pelican_settings_metadata_urls_and_tags(tmp_path):
         "content/a.md:15: not converted, kept as an HTML comment: {% unknown thing %} (a liquid_tags tag)",
         "content/c.rst: not read: reStructuredText is not converted",
     ]
-    run_cli("build", "--source", str(new), check=True)
+    build(new)
     page = (new / "output/posts/2021/nb/index.html").read_text(encoding="utf-8")
     assert "Before." in page and "Some <em>notes</em>." in page and "42" in page and "After." in page
     assert not (new / "output/posts/2020/bee").exists()
@@ -139,7 +138,7 @@ def test_jakevdp_subset_imports_and_builds_faithfully(tmp_path):
     import_source(old, tmp_path / "new")
     meta, _ = front(tmp_path / "new" / JAKEVDP[0].replace("content/articles", "content/posts/articles"))
     assert meta["tags"] == ["tutorial"]  # not "articles", the folder every article is in
-    run_cli("build", "--source", str(tmp_path / "new"), check=True)
+    build(tmp_path / "new")
     out = tmp_path / "new" / "output"
     check = subprocess.run(
         [sys.executable, str(TOOLS / "source_check.py"), str(old), str(out), str(old / "urls.tsv")],
