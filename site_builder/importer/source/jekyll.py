@@ -28,6 +28,7 @@ from site_builder.importer.source.common import own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
+from site_builder.importer.source.liquid_values import assigns, captures, literal_dates
 from site_builder.importer.source.model import (
     IMAGE_SUFFIXES,
     ImportProblem,
@@ -40,7 +41,11 @@ from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
 from site_builder.importer.source.texmacros import tex_macros
 
 RULES: tuple[Rule, ...] = (
-    *liquid.RULES,
+    liquid.raw,
+    captures,
+    assigns,
+    literal_dates,
+    *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
     own_computer_images,

@@ -163,6 +163,8 @@ def include(text: str, ctx: RuleContext) -> str:
         base = name.rsplit("/", 1)[-1].split(".")[0]
         if base == "figure" and (args.get("path") or args.get("src")):
             return _block(ctx, m.group(0), _figure(args))
+        if base == "video" and args.get("id") and args.get("provider"):  # Minimal Mistakes
+            return _embed(args["provider"], args["id"]) or ctx.unconverted(text, offset + m.start(), m.group(0))
         if base in ("video", "audio") and (args.get("path") or args.get("src")):
             src = _site_path(args.get("path") or args["src"])
             return _block(ctx, m.group(0), f'<{base} src="{src}" controls></{base}>')
@@ -181,6 +183,7 @@ _EMBEDS = {
     "youtube": "https://www.youtube.com/watch?v={}",
     "bilibili": "https://www.bilibili.com/video/{}",
     "twitch": "https://www.twitch.tv/videos/{}",
+    "vimeo": "https://vimeo.com/{}",
 }
 
 
