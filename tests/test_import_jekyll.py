@@ -258,3 +258,15 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
     assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
+
+
+def test_jekyll_scholar_citations_and_references(tmp_path):
+    bib = "@article{Chernoff73,\n  author = {Chernoff, Herman},\n  title = {The Use of Faces.},\n  journal = {JASA},\n  year = 1973\n}\n"
+    post = "---\ntitle: c\n---\nFaces {% cite Chernoff73 --file refs %} and {% cite Nobody99 %}.\n\n{% bibliography --file refs --cited %}\n"
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_bibliography/refs.bib": bib, "_posts/2020-01-02-c.md": post})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-c.md").read_text(encoding="utf-8")
+    assert "Faces ([Chernoff, 1973](#Chernoff73)) and [Nobody99]." in text
+    assert '1. <span id="Chernoff73"></span>**The Use of Faces**. Herman Chernoff. *JASA*. 1973.' in text
+    assert "_posts/2020-01-02-c.md:4: citation {% cite Nobody99 %}: no entry Nobody99" in proc.stderr

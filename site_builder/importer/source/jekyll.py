@@ -24,6 +24,7 @@ import yaml
 
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, kramdown, liquid
+from site_builder.importer.source.bibtex import read_bib, scholar_rules
 from site_builder.importer.source.common import own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
@@ -180,9 +181,21 @@ def _resolver(root: Path, baseurl: str) -> assets.Resolver:
     return resolve
 
 
+def _rules(site: JekyllSite, root: Path) -> tuple[Rule, ...]:
+    """RULES, with jekyll-scholar's `{% cite %}` and `{% bibliography %}` reading the site's `.bib` files."""
+    found = site.config.get("scholar")
+    scholar: dict[str, Any] = found if isinstance(found, dict) else {}
+    folder = root / str(scholar.get("source") or "_bibliography").strip("/")
+    cite, bibliography = scholar_rules(
+        read_bib(folder), str(scholar.get("bibliography") or "references.bib").removesuffix(".bib")
+    )
+    return tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
+
+
 def read(root: Path, config: Path) -> SourceSite:
     """The Jekyll site at `root` as a SourceSite (module docstring)."""
     site = _site(_config(config), root)
+    rules = _rules(site, root)
     problems: list[ImportProblem] = []
     files = _walk(root)
     docs = _docs(site, root, files, problems)
@@ -206,7 +219,7 @@ def read(root: Path, config: Path) -> SourceSite:
     found: list[SourceFile] = []
     resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"))
     for doc in docs + pages:
-        problems += apply_rules(doc, RULES, urls)
+        problems += apply_rules(doc, rules, urls)
         found += assets.collect(doc, resolve)
         image = doc.meta.get("image")
         if isinstance(image, str) and image.startswith("/") and resolve(image, doc) is not None:

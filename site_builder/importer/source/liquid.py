@@ -163,6 +163,8 @@ def include(text: str, ctx: RuleContext) -> str:
         base = name.rsplit("/", 1)[-1].split(".")[0]
         if base == "figure" and (args.get("path") or args.get("src")):
             return _block(ctx, m.group(0), _figure(args))
+        if base == "figure" and args.get("caption"):  # a caption under a grid of figures: its text
+            return _block(ctx, m.group(0), args["caption"])
         if base == "video" and args.get("id") and args.get("provider"):  # Minimal Mistakes
             return _embed(args["provider"], args["id"]) or ctx.unconverted(text, offset + m.start(), m.group(0))
         if base in ("video", "audio") and (args.get("path") or args.get("src")):
