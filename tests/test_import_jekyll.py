@@ -246,7 +246,8 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
         '{% assign open = "{%" %}Write {{ open }} raw.\n\n'
         "Date: {{ \"2024-11-25 10:00:50 +0800\" | date: '%B %-d, %Y' }}.\n\n"
         '<div class="notice--warning" markdown="1">\nMind **this**.\n</div>\n\n'
-        "$$y = c_1y_1 + c_2y_2 \\label{eqn:sol}\\tag{5}$$\n\nSee \\eqref{eqn:sol}; $y^\\*$ is optimal.\n"
+        "$$y = c_1y_1 + c_2y_2 \\label{eqn:sol}\\tag{5}$$\n\nSee \\eqref{eqn:sol}; $y^\\*$ is optimal.\n\n"
+        "$$\n\\begin{split}\na &= b \\mbox{ and } c \\thicksim d\\\\\n&= e\n\\end{split}\n$$\n"
     )
     old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-v.md": f"---\ntitle: v\n---\n{body}"})
     new = tmp_path / "new"
@@ -256,6 +257,7 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
     assert "Captured **text**." in text and "Write {% raw." in text and "Date: November 25, 2024." in text
     assert "::: warning\nMind **this**.\n:::" in text
     assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
+    assert "\\begin{aligned}\na &= b \\text{ and } c \\sim d" in text  # MathJax's split, \\mbox, \\thicksim
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
 

@@ -21,3 +21,20 @@ def own_computer_images(text: str, ctx: RuleContext) -> str:
         return m.group(1)
 
     return sub_outside_code(_LOCAL_FILE, one, text)
+
+
+# what MathJax reads and the new site's renderer (math-core) does not, as the same layout in what it reads
+_MATHJAX = {
+    r"\begin{split}": r"\begin{aligned}",
+    r"\end{split}": r"\end{aligned}",
+    r"\mbox{": r"\text{",
+    r"\thicksim": r"\sim",
+    r"\TeX": r"\text{TeX}",
+    r"\LaTeX": r"\text{LaTeX}",
+}
+_MATHJAX_USE = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in _MATHJAX))
+
+
+def mathjax_commands(text: str, ctx: RuleContext) -> str:
+    """MathJax's `split` environment (as `aligned`), `\\mbox`, `\\thicksim`, `\\TeX`, outside code."""
+    return sub_outside_code(_MATHJAX_USE, lambda m, _o: _MATHJAX[m.group(0)], text)

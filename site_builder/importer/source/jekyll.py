@@ -25,7 +25,7 @@ import yaml
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, kramdown, liquid
 from site_builder.importer.source.bibtex import read_bib, scholar_rules
-from site_builder.importer.source.common import own_computer_images
+from site_builder.importer.source.common import mathjax_commands, own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
@@ -49,6 +49,7 @@ RULES: tuple[Rule, ...] = (
     *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
+    mathjax_commands,
     own_computer_images,
     liquid.leftovers,
     liquid.unhide,
