@@ -35,6 +35,12 @@ _MATHJAX = {
 _MATHJAX_USE = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in _MATHJAX))
 
 
+_DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$).+?(?<!\\)\$\$", re.S)  # in Markdown, `\` ending a line is a break
+_CONTROL_SPACE = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=\n)")  # a lone `\` ending a line: TeX's control space
+
+
 def mathjax_commands(text: str, ctx: RuleContext) -> str:
-    """MathJax's `split` environment (as `aligned`), `\\mbox`, `\\thicksim`, `\\TeX`, outside code."""
+    """MathJax's `split` environment (as `aligned`), `\\mbox`, `\\thicksim`, `\\TeX`, and a `\\` ending a line
+    (a control space, `\\ `), outside code."""
+    text = sub_outside_code(_DISPLAY, lambda m, _o: _CONTROL_SPACE.sub(lambda c: c.group(1) + "\\ ", m.group(0)), text)
     return sub_outside_code(_MATHJAX_USE, lambda m, _o: _MATHJAX[m.group(0)], text)

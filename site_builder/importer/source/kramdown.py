@@ -181,6 +181,8 @@ def _display(block: list[str], before: str, after: str, ctx: RuleContext) -> lis
         return [ctx.keep(f"${inner}${tail}", "\n".join(block))]
     if before.strip() and block[0].strip().startswith("$$"):
         block[0] = ctx.keep("\n", "") + block[0]
+    if tail.strip() and block[0].strip().startswith("$$"):  # `$$.`: the display ends at `$$`, the text follows it
+        block[-1] = last[: last.rindex("$$") + 2] + ctx.keep("\n\n" + tail.strip(), "")
     if after.strip():
         block[-1] += ctx.keep("\n", "")
     return block

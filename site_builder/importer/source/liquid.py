@@ -297,7 +297,8 @@ def tabs(text: str, ctx: RuleContext) -> str:
 
 
 _BLOCK_TAG = re.compile(_T + r"(if|unless|for|case|capture|tablerow)\b.*?" + _T + r"end\1" + _E, re.S)
-_ANY_TAG = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.S)
+# a tag, or an output of a variable or a literal (`{{ x }}`, `{{site.x}}`, `{{ "a" }}`); not TeX's `{{\\bf x}}`
+_ANY_TAG = re.compile(r"\{%-?\s*\w.*?%\}|\{\{-?\s*(?:[A-Za-z_][\w.-]*|[\"'])[^{}]*?\}\}", re.S)
 
 
 def leftovers(text: str, ctx: RuleContext) -> str:
