@@ -248,6 +248,7 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
         '<div class="notice--warning" markdown="1">\nMind **this**.\n</div>\n\n'
         "$$y = c_1y_1 + c_2y_2 \\label{eqn:sol}\\tag{5}$$\n\nSee \\eqref{eqn:sol}; $y^\\*$ is optimal.\n\n"
         "$$\n\\begin{split}\na &= b \\mbox{ and } c \\thicksim d\\\\\n&= e\n\\end{split}\n$$\n"
+        "Bare:\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\nso \\eqref{eq:x}.\n"
     )
     old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-v.md": f"---\ntitle: v\n---\n{body}"})
     new = tmp_path / "new"
@@ -258,6 +259,9 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
     assert "::: warning\nMind **this**.\n:::" in text
     assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
     assert "\\begin{aligned}\na &= b \\text{ and } c \\sim d" in text  # MathJax's split, \\mbox, \\thicksim
+    assert (
+        "Bare:\n\n$$\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\n$$\n\nso" in text
+    )  # MathJax's bare environment
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
 

@@ -25,7 +25,7 @@ import yaml
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, kramdown, liquid
 from site_builder.importer.source.bibtex import read_bib, scholar_rules
-from site_builder.importer.source.common import mathjax_commands, own_computer_images
+from site_builder.importer.source.common import bare_environments, mathjax_commands, own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
@@ -49,6 +49,7 @@ RULES: tuple[Rule, ...] = (
     *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
+    bare_environments,
     mathjax_commands,
     own_computer_images,
     liquid.leftovers,
@@ -221,7 +222,11 @@ def read(root: Path, config: Path) -> SourceSite:
     resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"))
     for doc in docs + pages:
         problems += apply_rules(doc, rules, urls)
-        found += assets.collect(doc, resolve)
+        missing: list[str] = []
+        found += assets.collect(doc, resolve, missing)
+        if missing:
+            message = f"{len(missing)} image(s) the post shows are not in the source folder, e.g. {missing[0]}"
+            problems.append(ImportProblem(doc.rel, None, message))
         image = doc.meta.get("image")
         if isinstance(image, str) and image.startswith("/") and resolve(image, doc) is not None:
             found.append(SourceFile(resolve(image, doc) or root, "static", image.lstrip("/")))
