@@ -238,3 +238,41 @@ def test_collection_pages_and_images_from_the_authors_computer(tmp_path):
     assert "_posts/2020-01-02-a.md:4: image at a path of the author's computer" in proc.stderr
     run_cli("build", cwd=new, check=True)
     assert 'href="/projects/bitbully.html"' in (new / "output/index.html").read_text(encoding="utf-8")  # the header
+
+
+def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
+    body = (
+        '{% capture notice-1 %}\nCaptured **text**.\n{% endcapture %}\n<div class="notice--info">{{ notice-1 | markdownify }}</div>\n\n'
+        '{% assign open = "{%" %}Write {{ open }} raw.\n\n'
+        "Date: {{ \"2024-11-25 10:00:50 +0800\" | date: '%B %-d, %Y' }}.\n\n"
+        '<div class="notice--warning" markdown="1">\nMind **this**.\n</div>\n\n'
+        "$$y = c_1y_1 + c_2y_2 \\label{eqn:sol}\\tag{5}$$\n\nSee \\eqref{eqn:sol}; $y^\\*$ is optimal.\n\n"
+        "$$\n\\begin{split}\na &= b \\mbox{ and } c \\thicksim d\\\\\n&= e\n\\end{split}\n$$\n"
+        "Bare:\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\nso \\eqref{eq:x}.\n"
+    )
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-v.md": f"---\ntitle: v\n---\n{body}"})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "everything converted" in proc.stdout
+    text = (new / "content/posts/2020-01-02-v.md").read_text(encoding="utf-8")
+    assert "Captured **text**." in text and "Write {% raw." in text and "Date: November 25, 2024." in text
+    assert "::: warning\nMind **this**.\n:::" in text
+    assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
+    assert "\\begin{aligned}\na &= b \\text{ and } c \\sim d" in text  # MathJax's split, \\mbox, \\thicksim
+    assert (
+        "Bare:\n\n$$\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\n$$\n\nso" in text
+    )  # MathJax's bare environment
+    build = run_cli("build", cwd=new, check=True)
+    assert "cannot render math" not in build.stderr
+
+
+def test_jekyll_scholar_citations_and_references(tmp_path):
+    bib = "@article{Chernoff73,\n  author = {Chernoff, Herman},\n  title = {The Use of Faces.},\n  journal = {JASA},\n  year = 1973\n}\n"
+    post = "---\ntitle: c\n---\nFaces {% cite Chernoff73 --file refs %} and {% cite Nobody99 %}.\n\n{% bibliography --file refs --cited %}\n"
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_bibliography/refs.bib": bib, "_posts/2020-01-02-c.md": post})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-c.md").read_text(encoding="utf-8")
+    assert "Faces ([Chernoff, 1973](#Chernoff73)) and [Nobody99]." in text
+    assert '1. <span id="Chernoff73"></span>**The Use of Faces**. Herman Chernoff. *JASA*. 1973.' in text
+    assert "_posts/2020-01-02-c.md:4: citation {% cite Nobody99 %}: no entry Nobody99" in proc.stderr

@@ -65,14 +65,17 @@ def is_page_link(ref: str) -> bool:
     return suffix in ("", ".html", ".htm", ".md", ".markdown", ".php")
 
 
-def collect(doc: SourceDoc, resolve: Resolver) -> list[SourceFile]:
-    """The files `doc` uses that `resolve` finds, each with where it goes in NEW_SITE (see the module doc)."""
+def collect(doc: SourceDoc, resolve: Resolver, missing: list[str] | None = None) -> list[SourceFile]:
+    """The files `doc` uses that `resolve` finds, each with where it goes in NEW_SITE (see the module doc); the
+    images it shows that the source tree does not have are added to `missing`."""
     out: list[SourceFile] = []
     for ref, image in references(doc.body).items():
         if is_page_link(ref):
             continue
         origin = resolve(ref, doc)
         if origin is None or not origin.is_file():
+            if missing is not None and PurePosixPath(urlsplit(ref).path).suffix.lower() in IMAGE_SUFFIXES:
+                missing.append(ref)
             continue
         path = unquote(urlsplit(ref).path)
         if path.startswith("/"):

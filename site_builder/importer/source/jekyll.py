@@ -24,10 +24,12 @@ import yaml
 
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, kramdown, liquid
-from site_builder.importer.source.common import own_computer_images
+from site_builder.importer.source.bibtex import read_bib, scholar_rules
+from site_builder.importer.source.common import bare_environments, mathjax_commands, own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
+from site_builder.importer.source.liquid_values import assigns, captures, literal_dates
 from site_builder.importer.source.model import (
     IMAGE_SUFFIXES,
     ImportProblem,
@@ -40,9 +42,15 @@ from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
 from site_builder.importer.source.texmacros import tex_macros
 
 RULES: tuple[Rule, ...] = (
-    *liquid.RULES,
+    liquid.raw,
+    captures,
+    assigns,
+    literal_dates,
+    *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
+    bare_environments,
+    mathjax_commands,
     own_computer_images,
     liquid.leftovers,
     liquid.unhide,
@@ -175,9 +183,21 @@ def _resolver(root: Path, baseurl: str) -> assets.Resolver:
     return resolve
 
 
+def _rules(site: JekyllSite, root: Path) -> tuple[Rule, ...]:
+    """RULES, with jekyll-scholar's `{% cite %}` and `{% bibliography %}` reading the site's `.bib` files."""
+    found = site.config.get("scholar")
+    scholar: dict[str, Any] = found if isinstance(found, dict) else {}
+    folder = root / str(scholar.get("source") or "_bibliography").strip("/")
+    cite, bibliography = scholar_rules(
+        read_bib(folder), str(scholar.get("bibliography") or "references.bib").removesuffix(".bib")
+    )
+    return tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
+
+
 def read(root: Path, config: Path) -> SourceSite:
     """The Jekyll site at `root` as a SourceSite (module docstring)."""
     site = _site(_config(config), root)
+    rules = _rules(site, root)
     problems: list[ImportProblem] = []
     files = _walk(root)
     docs = _docs(site, root, files, problems)
@@ -201,8 +221,12 @@ def read(root: Path, config: Path) -> SourceSite:
     found: list[SourceFile] = []
     resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"))
     for doc in docs + pages:
-        problems += apply_rules(doc, RULES, urls)
-        found += assets.collect(doc, resolve)
+        problems += apply_rules(doc, rules, urls)
+        missing: list[str] = []
+        found += assets.collect(doc, resolve, missing)
+        if missing:
+            message = f"{len(missing)} image(s) the post shows are not in the source folder, e.g. {missing[0]}"
+            problems.append(ImportProblem(doc.rel, None, message))
         image = doc.meta.get("image")
         if isinstance(image, str) and image.startswith("/") and resolve(image, doc) is not None:
             found.append(SourceFile(resolve(image, doc) or root, "static", image.lstrip("/")))

@@ -130,6 +130,26 @@ def span_attributes(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_SPAN_IAL, lambda m, _o: "", text)
 
 
+_NOTICE_DIV = re.compile(
+    r"^([ \t]{0,3})<div\s+class=[\"']([\w\s-]*?\b(?:notice|notice--\w+|prompt-\w+)\b[\w\s-]*)[\"']"
+    r"(?:\s+markdown=[\"']?(?:1|block)[\"']?)?\s*>[ \t]*\n(.*?)\n[ \t]*</div>[ \t]*$",
+    re.M | re.S,
+)
+
+
+def notice_divs(text: str, ctx: RuleContext) -> str:
+    """Minimal Mistakes' `<div class="notice--info" markdown="1">` (kramdown reads the Markdown inside) as an
+    admonition; a div holding another div is left alone."""
+
+    def one(m: re.Match[str], _offset: int) -> str:
+        if "<div" in m.group(3):
+            return m.group(0)
+        kind = next((ADMONITIONS[c] for c in m.group(2).split() if c in ADMONITIONS), "note")
+        return f"{m.group(1)}::: {kind}\n{m.group(3)}\n{m.group(1)}:::"
+
+    return sub_outside_code(_NOTICE_DIV, one, text)
+
+
 _INLINE_DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$)([^\n$]+?)\$\$(?!\$)")
 
 
@@ -161,6 +181,8 @@ def _display(block: list[str], before: str, after: str, ctx: RuleContext) -> lis
         return [ctx.keep(f"${inner}${tail}", "\n".join(block))]
     if before.strip() and block[0].strip().startswith("$$"):
         block[0] = ctx.keep("\n", "") + block[0]
+    if tail.strip() and block[0].strip().startswith("$$"):  # `$$.`: the display ends at `$$`, the text follows it
+        block[-1] = last[: last.rindex("$$") + 2] + ctx.keep("\n\n" + tail.strip(), "")
     if after.strip():
         block[-1] += ctx.keep("\n", "")
     return block
@@ -194,4 +216,33 @@ def display_blocks(text: str, ctx: RuleContext) -> str:
     return outside_code(text, part)
 
 
-RULES: tuple[Rule, ...] = (extensions, block_attributes, span_attributes, inline_math, display_blocks)
+_DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$)(.+?)(?<!\\)\$\$", re.S)
+_ENV = re.compile(r"\\begin\{")
+_SINGLE = re.compile(r"(?<![\\$])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?!\$)")
+
+
+def tagged_display(text: str, ctx: RuleContext) -> str:
+    """MathJax numbers a display formula that holds `\\tag{..}` or `\\label{..}` outside any environment (its
+    `tags: ams` setting); here those belong to a numbered environment: the formula becomes an `equation`. An
+    escaped `\\*` inside `$...$` is the `*` kramdown gave MathJax (kramdown reads single dollars as text)."""
+
+    def display(m: re.Match[str], _offset: int) -> str:
+        tex = m.group(1)
+        if ("\\tag" not in tex and "\\label" not in tex) or _ENV.search(tex) or "\\\\" in tex:
+            return m.group(0)
+        lead, body, trail = re.match(r"(\s*)(.*?)(\s*)$", tex, re.S).groups()  # type: ignore[union-attr]
+        return f"$${lead}\\begin{{equation}}{body}\\end{{equation}}{trail}$$"
+
+    text = sub_outside_code(_DISPLAY, display, text)
+    return sub_outside_code(_SINGLE, lambda m, _o: m.group(0).replace("\\*", "*"), text)
+
+
+RULES: tuple[Rule, ...] = (
+    extensions,
+    notice_divs,
+    block_attributes,
+    span_attributes,
+    inline_math,
+    display_blocks,
+    tagged_display,
+)

@@ -163,6 +163,10 @@ def include(text: str, ctx: RuleContext) -> str:
         base = name.rsplit("/", 1)[-1].split(".")[0]
         if base == "figure" and (args.get("path") or args.get("src")):
             return _block(ctx, m.group(0), _figure(args))
+        if base == "figure" and args.get("caption"):  # a caption under a grid of figures: its text
+            return _block(ctx, m.group(0), args["caption"])
+        if base == "video" and args.get("id") and args.get("provider"):  # Minimal Mistakes
+            return _embed(args["provider"], args["id"]) or ctx.unconverted(text, offset + m.start(), m.group(0))
         if base in ("video", "audio") and (args.get("path") or args.get("src")):
             src = _site_path(args.get("path") or args["src"])
             return _block(ctx, m.group(0), f'<{base} src="{src}" controls></{base}>')
@@ -181,6 +185,7 @@ _EMBEDS = {
     "youtube": "https://www.youtube.com/watch?v={}",
     "bilibili": "https://www.bilibili.com/video/{}",
     "twitch": "https://www.twitch.tv/videos/{}",
+    "vimeo": "https://vimeo.com/{}",
 }
 
 
@@ -292,7 +297,8 @@ def tabs(text: str, ctx: RuleContext) -> str:
 
 
 _BLOCK_TAG = re.compile(_T + r"(if|unless|for|case|capture|tablerow)\b.*?" + _T + r"end\1" + _E, re.S)
-_ANY_TAG = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.S)
+# a tag, or an output of a variable or a literal (`{{ x }}`, `{{site.x}}`, `{{ "a" }}`); not TeX's `{{\\bf x}}`
+_ANY_TAG = re.compile(r"\{%-?\s*\w.*?%\}|\{\{-?\s*(?:[A-Za-z_][\w.-]*|[\"'])[^{}]*?\}\}", re.S)
 
 
 def leftovers(text: str, ctx: RuleContext) -> str:

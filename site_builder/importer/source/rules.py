@@ -67,9 +67,10 @@ class RuleContext:
 
     def unconverted(self, text: str, pos: int, construct: str, why: str = "") -> str:
         """An HTML comment holding `construct` (the source's text, `--` made safe), and a problem at its line."""
-        shown = " ".join(construct.split())
+        whole = self.restore(construct)  # with what earlier rules kept inside it
+        shown = " ".join(whole.split())
         self.problem(text, pos, f"not converted, kept as an HTML comment: {shown[:120]}" + (f" ({why})" if why else ""))
-        safe = construct.replace("--", "- -").replace("\x00", "")
+        safe = whole.replace("--", "- -").replace("\x00", "")
         return self.keep(f"<!-- not converted: {safe} -->", construct)
 
     def keep(self, fragment: str, source: str | None = None) -> str:
