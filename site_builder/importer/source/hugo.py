@@ -254,6 +254,8 @@ def read(root: Path, config: Path) -> SourceSite:
         mathjax.escaped_dollars,
         *((mathjax.markdown_unescaped,) if unescape else ()),
         texmacros.tex_macros,
+        common.bare_environments,
+        common.mathjax_commands,
         common.own_computer_images,
     )
     found: list[SourceFile] = []

@@ -3,9 +3,9 @@
 - `escaped_dollars` (a rule, rules.py): `$\\$$`, a formula that is only an escaped dollar (how MathJax sites write
   a price next to inline math), is the dollar sign MathJax showed: `\\$` in Markdown. Left as it is, `$\\$$40`
   reads as `$$` here.
-- `site_macros`: commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\mbox`,
-  `\\LaTeX`...: jeremykun's posts hold 554 `\\textup`), as site.yml `math_macros` of what they mean, for those
-  the posts use.
+- `site_macros`: commands MathJax and KaTeX know in math and math-core does not (`\\textup`, `\\hbox`...:
+  jeremykun's posts hold 554 `\\textup`), as site.yml `math_macros` of what they mean, for those the posts use
+  (the author's text keeps them; notebooks' Markdown cells, which no rule rewrites, too).
 """
 
 from __future__ import annotations
@@ -24,12 +24,9 @@ KNOWN_ELSEWHERE = {
     "textmd": "\\textrm{#1}",
     "textnormal": "\\textrm{#1}",
     "textsl": "\\textit{#1}",
-    "mbox": "\\text{#1}",
     "hbox": "\\text{#1}",
     "mathbbm": "\\mathbb{#1}",
-    "TeX": "\\text{TeX}",
-    "LaTeX": "\\text{LaTeX}",
-}
+}  # \mbox, \TeX, \LaTeX: common.mathjax_commands rewrites them in the text (as for every reader)
 _USED = re.compile(r"\\(" + "|".join(KNOWN_ELSEWHERE) + r")(?![A-Za-z])")
 
 

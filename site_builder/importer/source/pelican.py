@@ -217,6 +217,8 @@ def _rules(site: PelicanSite) -> tuple[Rule, ...]:
         pelican_tags.summary_marks,
         mathjax.escaped_dollars,
         texmacros.tex_macros,
+        common.bare_environments,
+        common.mathjax_commands,
         common.own_computer_images,
         pelican_tags.leftovers,
     )
