@@ -1,0 +1,103 @@
+"""The images and files a converted doc uses, found in its Markdown and HTML and resolved in the source tree.
+
+`collect(doc, resolve)` reads the doc's final body for `![..](src)`, `[..](href)`, `<img src>`, `<a href>`,
+`<source src>` and `<video|audio src>`; each local reference that `resolve(ref, doc)` finds in the source tree
+becomes a `SourceFile`:
+- a site-root path (`/assets/img/x.png`): a Markdown image goes to content/<path> (images below content/ publish
+  at that path, so the URL is kept: render.local_image), any other file (and an image only raw HTML shows, which
+  the build does not publish) to static/<path> (copied to the output root); `merge` keeps one copy of each;
+- a relative path (`img/x.png` next to the post): copied next to the written post, at the same relative path.
+A reference that `resolve` cannot find is left as written (the build warns about a missing image). The reader
+supplies `resolve`, since where a link points depends on the generator (baseurl, Hugo's static/, page bundles).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from site_builder.importer.source.model import IMAGE_SUFFIXES, FileArea, SourceDoc, SourceFile
+
+# a Markdown link or image target (with an optional title), or an HTML src/href attribute
+_REFS = re.compile(
+    r"""\]\(\s*<?(?P<md>[^)\s>]+)>?(?:\s+["'(][^)]*)?\)"""
+    r"""|<(?:img|source|video|audio|a|embed|iframe)\b[^>]*?\s(?:src|href)\s*=\s*["'](?P<html>[^"']+)["']""",
+    re.I,
+)
+_CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$|`[^`\n]+`", re.M | re.S)
+
+Resolver = Callable[[str, SourceDoc], Path | None]
+
+
+def references(body: str) -> dict[str, bool]:
+    """Local references in a body (code blocks and spans left out), in order, once each: True for a Markdown
+    image (the build publishes it from content/), False for a link or raw HTML (copied as it is: static/)."""
+    text = _CODE.sub("", body)
+    found: dict[str, bool] = {}
+    for m in _REFS.finditer(text):
+        ref = m.group("md") or m.group("html") or ""
+        parts = urlsplit(ref)
+        if parts.scheme or parts.netloc or not parts.path or ref.startswith(("#", "data:")) or "{" in ref:
+            continue
+        found[ref] = found.get(ref, False) or (m.group("md") is not None and _is_image_link(text, m.start()))
+    return found
+
+
+def _is_image_link(text: str, bracket: int) -> bool:
+    """Whether the `](` at `bracket` closes an image's `![alt`."""
+    depth = 0
+    for i in range(bracket - 1, max(-1, bracket - 2000), -1):
+        c = text[i]
+        if c == "]":
+            depth += 1
+        elif c == "[":
+            if depth == 0:
+                return i > 0 and text[i - 1] == "!"
+            depth -= 1
+    return False
+
+
+def is_page_link(ref: str) -> bool:
+    """A link to a page (no file suffix, `.html`), not a file to copy."""
+    suffix = PurePosixPath(unquote(urlsplit(ref).path)).suffix.lower()
+    return suffix in ("", ".html", ".htm", ".md", ".markdown", ".php")
+
+
+def collect(doc: SourceDoc, resolve: Resolver, missing: list[str] | None = None) -> list[SourceFile]:
+    """The files `doc` uses that `resolve` finds, each with where it goes in NEW_SITE (see the module doc); the
+    images it shows that the source tree does not have are added to `missing`."""
+    out: list[SourceFile] = []
+    for ref, image in references(doc.body).items():
+        if is_page_link(ref):
+            continue
+        origin = resolve(ref, doc)
+        if origin is None or not origin.is_file():
+            if missing is not None and PurePosixPath(urlsplit(ref).path).suffix.lower() in IMAGE_SUFFIXES:
+                missing.append(ref)
+            continue
+        path = unquote(urlsplit(ref).path)
+        if path.startswith("/"):
+            area: FileArea = "content" if image and origin.suffix.lower() in IMAGE_SUFFIXES else "static"
+            out.append(SourceFile(origin, area, path.lstrip("/")))
+        else:
+            folder = PurePosixPath(doc.dest).parent
+            dest = PurePosixPath(folder, path).as_posix()
+            out.append(SourceFile(origin, "content", f"{'posts' if doc.kind == 'post' else 'pages'}/{dest}"))
+    return out
+
+
+def merge(files: list[SourceFile]) -> list[SourceFile]:
+    """One copy of each file: a site path both in content/ and in static/ stays in content/ alone (the build
+    publishes it at that path, and static/ would collide with it)."""
+    in_content = {f.dest for f in files if f.area == "content"}
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for f in files:
+        key = (f.area, f.dest)
+        if key in seen or (f.area == "static" and f.dest in in_content):
+            continue
+        seen.add(key)
+        out.append(f)
+    return out

@@ -1,0 +1,278 @@
+"""`site-builder import OLD NEW` from Jekyll sources: a few real posts of each of three real blogs
+(../shared/corpus/sources: al-folio, Chirpy, Minimal Mistakes) imported, built and checked with the shared
+source_check tool, and small made-up sites for the rules a user relies on (URLs, Liquid, kramdown, drafts)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helpers import run_cli
+
+# ../shared beside the repository (CI's clone), or beside the folder of worktrees
+SHARED = next((p / "shared" for p in Path(__file__).resolve().parents[2:4] if (p / "shared").is_dir()), Path("shared"))
+SOURCES = SHARED / "corpus" / "sources"
+
+# per source: the posts (with what they exercise) and the files they use, copied into a small tree
+SUBSETS = {
+    "markusthill": (
+        [
+            "_posts/2025-08-01-conways-game-of-life.md",  # figure.liquid includes, {% highlight %}
+            "_posts/2024-05-02-obsfucated-c-code.md",  # {% highlight c linenos %}
+            "_posts/2024-04-29-surprising-investment.md",  # {% cite %}
+            "_posts/2025-09-24-connect-4-tree-search-algorithms.md",  # {% post_url %}
+            "_posts/2025-07-05-connect-4-introduction-and-tree-search-algorithms.md",
+            "_pages/about.md",
+        ],
+        ["assets/img/2019-04-13-conways-game-of-life", "assets/img/prof_pic.jpg"],
+    ),
+    "yunseo": (
+        [
+            "_posts/en/2021-02-07-Setting-up-a-Machine-Learning-Development-Environment.md",  # images, prompts
+            "_posts/ko/2021-02-07-Setting-up-a-Machine-Learning-Development-Environment.md",  # /ko/ prefix
+            "_posts/en/2025-02-05-how-to-support-multi-language-on-jekyll-blog-with-polyglot-3.md",  # raw, file=
+            "_tabs/about.md",
+        ],
+        ["assets/img/머신러닝-개발환경-구축하기", "assets/img/technology.webp"],
+    ),
+    "helloworld": (
+        [
+            "_posts/latex/figure/2025-06-13-`listoffigures`-and-`listoftables`.md",  # include gallery
+            "_posts/unpublished/2024-11-20-Filelocator-Pro.md",  # published: false
+            "_posts/latex/font/2024-02-04-Chinese-Font-Size.md",  # notice--primary
+            "_posts/mathematics/probability & statistics/2023-10-10-Law-of-Large-Numbers.md",  # notice in a quote
+        ],
+        ["_data/navigation.yml"],
+    ),
+}
+
+if not SOURCES.is_dir():
+    pytest.skip(f"real sources not found at {SOURCES}", allow_module_level=True)
+
+
+def subset(name: str, into: Path) -> tuple[Path, Path]:
+    """A copy of source `name` with its config, the chosen posts and files; its urls.tsv for those posts."""
+    src, (posts, files) = SOURCES / name, SUBSETS[name]
+    into.mkdir(parents=True)
+    shutil.copy(src / "_config.yml", into / "_config.yml")
+    for rel in posts + files:
+        (into / rel).parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (src / rel).is_dir() else shutil.copy)(src / rel, into / rel)
+    urls = into.parent / f"{name}-urls.tsv"
+    lines = (src / "urls.tsv").read_text(encoding="utf-8").splitlines() if (src / "urls.tsv").exists() else []
+    urls.write_text("".join(f"{line}\n" for line in lines if line.split("\t")[0] in posts), encoding="utf-8")
+    return into, urls
+
+
+def front(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8").split("---\n")[1])
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Each source's subset imported and built once for the tests of this module: name -> (old, urls, new)."""
+    done: dict[str, tuple[Path, Path, Path]] = {}
+
+    def get(name: str) -> tuple[Path, Path, Path]:
+        if name not in done:
+            tmp = tmp_path_factory.mktemp(name)
+            old, urls = subset(name, tmp / "old")
+            new = tmp / "new"
+            imported = run_cli("import", str(old), str(new), check=True)
+            assert f"into {new}" in imported.stdout.splitlines()[-1]
+            with (new / "site.yml").open("a", encoding="utf-8") as f:
+                f.write("search: false\n")  # not what is tested here; Pagefind's index takes seconds
+            run_cli("build", cwd=new, check=True)
+            done[name] = (old, urls, new)
+        return done[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", sorted(SUBSETS))
+def test_real_jekyll_posts_import_build_and_check_clean(built, name):
+    old, urls, new = built(name)
+    check = subprocess.run(
+        [sys.executable, str(SHARED / "tools" / "source_check.py"), str(old), str(new / "output"), str(urls)],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stdout
+    assert "raw 0," in check.stdout and "unpublished leaked 0" in check.stdout
+
+
+def test_al_folio_posts_keep_their_urls_code_and_links(built):
+    _, urls, new = built("markusthill")
+    for line in urls.read_text(encoding="utf-8").splitlines():
+        assert (new / "output" / line.split("\t")[1].strip("/") / "index.html").is_file(), line
+    page = (new / "output/blog/2025/connect-4-tree-search-algorithms/index.html").read_text(encoding="utf-8")
+    assert 'href="/blog/2025/connect-4-introduction-and-tree-search-algorithms/"' in page  # {% post_url %}
+    obfuscated = (new / "content/posts/2024-05-02-obsfucated-c-code.md").read_text(encoding="utf-8")
+    assert "{% highlight" not in obfuscated and "```c" in obfuscated
+    site = yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))
+    assert site["url"] == "https://MarkusThill.github.io/" and site["permalink"] == "/blog/:year/:slug/"
+    assert site["nav"] == ["about"]
+
+
+def test_chirpy_languages_prompts_and_file_titles(built):
+    _, _, new = built("yunseo")
+    ko = front(new / "content/posts/ko/2021-02-07-Setting-up-a-Machine-Learning-Development-Environment.md")
+    assert ko["permalink"] == "/ko/posts/Setting-up-a-Machine-Learning-Development-Environment/"
+    assert ko["lang"] == "ko" and ko["translation_key"] == "Setting-up-a-Machine-Learning-Development-Environment"
+    body = (
+        new / "content/posts/en/2025-02-05-how-to-support-multi-language-on-jekyll-blog-with-polyglot-3.md"
+    ).read_text(encoding="utf-8")
+    assert "::: note" in body and "{: .prompt" not in body
+    assert "title=" in body and "{: file=" not in body
+    assert "{% raw %}" not in body and "{%" in body  # raw's text kept as written
+    site = yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))
+    assert site["language"] == "en" and set(site["languages"]) == {"en", "ko"}
+
+
+def test_minimal_mistakes_unpublished_is_a_draft_and_gallery_a_gallery(built):
+    _, _, new = built("helloworld")
+    assert front(new / "content/posts/unpublished/2024-11-20-Filelocator-Pro.md")["draft"] is True
+    gallery = (new / "content/posts/latex/figure/2025-06-13-`listoffigures`-and-`listoftables`.md").read_text(
+        encoding="utf-8"
+    )
+    assert "::: gallery" in gallery and "{% include gallery" not in gallery
+    post = front(new / "content/posts/latex/font/2024-02-04-Chinese-Font-Size.md")
+    assert post["permalink"] == "/2024-02-04/" + post["permalink"].split("/")[2]  # /:year-:month-:day/:hour-...
+    assert post["permalink"].endswith(".html")
+
+
+def jekyll_site(root: Path, config: str, posts: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    (root / "_config.yml").write_text(config, encoding="utf-8")
+    for rel, text in posts.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_jekyll_url_rules(tmp_path):
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nurl: https://ex.org\nbaseurl: /blog\n",
+        {
+            "_posts/2020-01-02-Hello_World.md": "---\ntitle: a\ncategories: [News, Tech]\n---\nx\n",
+            "code/_posts/2020-03-04-b.markdown": "---\ntitle: b\ndate: 2020-03-04 23:30:00 -0800\n---\ny\n",
+            "_posts/sub/2021-05-06-c.md": "---\ntitle: c\npermalink: /custom/:title/\n---\nz\n",
+            "_posts/notes.txt": "not a post",
+        },
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    # Jekyll's default style: /:categories/:year/:month/:day/:title.html; category folders count; UTC by default
+    assert (
+        front(new / "content/posts/2020-01-02-Hello_World.md")["permalink"] == "/news/tech/2020/01/02/Hello-World.html"
+    )
+    assert front(new / "content/posts/code/2020-03-04-b.md")["permalink"] == "/code/2020/03/05/b.html"
+    assert front(new / "content/posts/sub/2021-05-06-c.md")["permalink"] == "/custom/c/"
+    assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["url"] == "https://ex.org/blog/"
+    assert "_posts/notes.txt: not read" in proc.stderr  # never skipped silently
+
+
+def test_unconverted_liquid_is_a_comment_and_a_warning_at_its_line(tmp_path):
+    body = "Intro with {{ site.baseurl }}/x and $$ E = mc^2 $$ inline.\n\n{% if page.x %}\nshown\n{% endif %}\n"
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-a.md": f"---\ntitle: a\n---\n{body}"})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "warning: _posts/2020-01-02-a.md:6: not converted, kept as an HTML comment: {% if page.x %}" in proc.stderr
+    assert "1 constructs not converted" in proc.stdout
+    text = (new / "content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert "Intro with /x and $E = mc^2$ inline." in text
+    assert "<!-- not converted: {% if page.x %}" in text
+    run_cli("build", cwd=new, check=True)
+    page = next((new / "output").rglob("a.html")).read_text(encoding="utf-8")
+    assert "{% if" not in page.replace("<!-- not converted: {% if", "")
+
+
+def test_import_refuses_a_non_empty_new_site(tmp_path):
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-a.md": "---\ntitle: a\n---\nx\n"})
+    new = tmp_path / "new"
+    new.mkdir()
+    (new / "keep.txt").write_text("mine", encoding="utf-8")
+    proc = run_cli("import", str(old), str(new))
+    assert proc.returncode != 0 and "not empty" in proc.stderr
+    assert sorted(p.name for p in new.iterdir()) == ["keep.txt"]
+
+
+def test_tex_macros_a_post_defines_are_expanded_where_it_uses_them(tmp_path):
+    body = (
+        "\\\\(\n\\def\\matr#1{\\mathbf{#1}}\n\\newcommand{\\batch}{\\mathord{N}}\n\\DeclareMathOperator{\\E}{E}\n\\\\)\n\n"
+        "The mean $\\E[\\matr X]$ over $\\batch$ rows, and $\\matr\\Delta$.\n"
+    )
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-m.md": f"---\ntitle: m\n---\n{body}"})
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-m.md").read_text(encoding="utf-8")
+    assert "\\def" not in text and "\\newcommand" not in text and "\\\\(" not in text
+    assert "$\\operatorname{E} [{\\mathbf{X}}]$" in text and "$\\mathord{N} $" in text
+    assert "${\\mathbf{\\Delta}}$" in text
+    build = run_cli("build", cwd=new, check=True)
+    assert "cannot render math" not in build.stderr
+
+
+def test_collection_pages_and_images_from_the_authors_computer(tmp_path):
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\ncollections:\n  projects:\n    output: true\n  news:\n    output: true\n    permalink: /news/:path/\n",
+        {
+            "_projects/bitbully.md": "---\ntitle: BitBully\nnav: true\n---\nA Connect-4 solver.\n",
+            "_news/one.md": "---\ntitle: One\n---\nNews.\n",
+            "_posts/2020-01-02-a.md": "---\ntitle: a\n---\nSee ![shot](C:\\Users\\me\\Typora\\shot.png) here.\n",
+        },
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert front(new / "content/pages/projects/bitbully.md")["permalink"] == "/projects/bitbully.html"
+    assert front(new / "content/pages/news/one.md")["permalink"] == "/news/one/"
+    assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["nav"] == ["projects/bitbully"]
+    assert "See shot here." in (new / "content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert "_posts/2020-01-02-a.md:4: image at a path of the author's computer" in proc.stderr
+    run_cli("build", cwd=new, check=True)
+    assert 'href="/projects/bitbully.html"' in (new / "output/index.html").read_text(encoding="utf-8")  # the header
+
+
+def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
+    body = (
+        '{% capture notice-1 %}\nCaptured **text**.\n{% endcapture %}\n<div class="notice--info">{{ notice-1 | markdownify }}</div>\n\n'
+        '{% assign open = "{%" %}Write {{ open }} raw.\n\n'
+        "Date: {{ \"2024-11-25 10:00:50 +0800\" | date: '%B %-d, %Y' }}.\n\n"
+        '<div class="notice--warning" markdown="1">\nMind **this**.\n</div>\n\n'
+        "$$y = c_1y_1 + c_2y_2 \\label{eqn:sol}\\tag{5}$$\n\nSee \\eqref{eqn:sol}; $y^\\*$ is optimal.\n\n"
+        "$$\n\\begin{split}\na &= b \\mbox{ and } c \\thicksim d\\\\\n&= e\n\\end{split}\n$$\n"
+        "Bare:\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\nso \\eqref{eq:x}.\n"
+    )
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-v.md": f"---\ntitle: v\n---\n{body}"})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "everything converted" in proc.stdout
+    text = (new / "content/posts/2020-01-02-v.md").read_text(encoding="utf-8")
+    assert "Captured **text**." in text and "Write {% raw." in text and "Date: November 25, 2024." in text
+    assert "::: warning\nMind **this**.\n:::" in text
+    assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
+    assert "\\begin{aligned}\na &= b \\text{ and } c \\sim d" in text  # MathJax's split, \\mbox, \\thicksim
+    assert (
+        "Bare:\n\n$$\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\n$$\n\nso" in text
+    )  # MathJax's bare environment
+    build = run_cli("build", cwd=new, check=True)
+    assert "cannot render math" not in build.stderr
+
+
+def test_jekyll_scholar_citations_and_references(tmp_path):
+    bib = "@article{Chernoff73,\n  author = {Chernoff, Herman},\n  title = {The Use of Faces.},\n  journal = {JASA},\n  year = 1973\n}\n"
+    post = "---\ntitle: c\n---\nFaces {% cite Chernoff73 --file refs %} and {% cite Nobody99 %}.\n\n{% bibliography --file refs --cited %}\n"
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_bibliography/refs.bib": bib, "_posts/2020-01-02-c.md": post})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-c.md").read_text(encoding="utf-8")
+    assert "Faces ([Chernoff, 1973](#Chernoff73)) and [Nobody99]." in text
+    assert '1. <span id="Chernoff73"></span>**The Use of Faces**. Herman Chernoff. *JASA*. 1973.' in text
+    assert "_posts/2020-01-02-c.md:4: citation {% cite Nobody99 %}: no entry Nobody99" in proc.stderr
