@@ -174,7 +174,8 @@ def preview_image(meta: dict[str, Any]) -> str:
 
 def aliases(front: FrontMatter, rel: str, permalink: str) -> list[Alias]:
     """The post's old addresses (`aliases`, Hugo; `redirect_from`, jekyll-redirect-from), each a site path with the
-    line it was given on; one that leaves the site, or is the post's own address, is an error at that line."""
+    line it was given on; one that leaves the site, or is the home page, is an error at that line; one that is the
+    post's own address is a warning (no redirect made)."""
     found = []
     for key in ("aliases", "redirect_from"):
         value = front.meta.get(key)
@@ -189,10 +190,14 @@ def aliases(front: FrontMatter, rel: str, permalink: str) -> list[Alias]:
                 else path_problem(text)
             )
             path = normalise_permalink(text) if text and not problem else ""
-            if path == permalink or path == "/":
+            if path == "/":
                 problem = "it is the address of a page of its own"
             if problem or not text:
                 raise SiteError(f"bad {key} {text!r}: {problem or 'empty'}", rel, line)
+            if path == permalink:  # an old address that is the post's own (`/a` for `/a/`): nothing to redirect
+                message = f"{key} {text!r} is the post's own address"
+                front.warnings.append(SiteWarning(message, rel, line, consequence="no redirect made"))
+                continue
             found.append(Alias(path, line))
     return found
 

@@ -108,6 +108,13 @@ def test_aliases_and_redirect_from_are_redirect_pages(tmp_path):
     assert proc.returncode == 1
     assert "error: content/posts/moved.md:4: bad aliases 'https://elsewhere.org/x/': it leaves the site" in proc.stderr
     assert (root / "output/old/moved/index.html").is_file()  # the last good output is kept
+    # an old address that is the post's own (Hugo sites list `/post/x` for `/post/x/`) is no error: nothing to redirect
+    post.write_text(post.read_text().replace("https://elsewhere.org/x/", "/blog/2024/moved"), encoding="utf-8")
+    proc = build(root)
+    assert proc.returncode == 0, proc.stderr
+    own = "warning: content/posts/moved.md:4: aliases '/blog/2024/moved' is the post's own address, no redirect made"
+    assert own in proc.stderr
+    assert "Moved" in page(root, "blog/2024/moved/index.html")
 
 
 TEMPLATE_CODE = """\

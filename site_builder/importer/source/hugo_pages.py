@@ -82,7 +82,8 @@ def _aliases(meta: dict[str, Any], url: str) -> list[str]:
     value = meta.get("aliases")
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     folder = posixpath.dirname(url.rstrip("/")) or "/"
-    return [str(a) if str(a).startswith("/") else posixpath.join(folder, str(a)) for a in items if a]
+    paths = [str(a) if str(a).startswith("/") else posixpath.join(folder, str(a)) for a in items if a]
+    return [a for a in paths if a.rstrip("/") != url.rstrip("/")]  # Hugo's alias of a page's own URL: no redirect
 
 
 def _when(meta: dict[str, Any], site: HugoSite, path: Path) -> datetime:
