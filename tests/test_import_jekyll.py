@@ -276,3 +276,35 @@ def test_jekyll_scholar_citations_and_references(tmp_path):
     assert "Faces ([Chernoff, 1973](#Chernoff73)) and [Nobody99]." in text
     assert '1. <span id="Chernoff73"></span>**The Use of Faces**. Herman Chernoff. *JASA*. 1973.' in text
     assert "_posts/2020-01-02-c.md:4: citation {% cite Nobody99 %}: no entry Nobody99" in proc.stderr
+
+
+def test_octopress_site_in_its_source_folder(tmp_path):
+    from PIL import Image
+
+    post = (
+        "---\nlayout: post\ntitle: Hello\ncategories: [news]\n---\n"
+        '{% img right /images/dot.png 50 50 "A dot" "a red dot" %}\n\n'
+        "{% blockquote Douglas Adams, The Hitchhiker's Guide %}\nDon't panic.\n{% endblockquote %}\n\n"
+        "{% codeblock Greeting lang:python %}\nprint('hi')\n{% endcodeblock %}\n\n"
+        '{% pullquote %}\nSome {" text that matters "} here.\n{% endpullquote %}\n'
+    )
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: Octo\nurl: http://ex.org\nsource: source\npermalink: /blog/:year/:month/:day/:title/\n",
+        {"source/_posts/2012-01-02-hello.markdown": post, "Rakefile": "task :x"},
+    )
+    Image.new("RGB", (4, 4), "red").save(old / "source/images/dot.png") if (
+        old / "source/images"
+    ).mkdir() is None else None
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "everything converted" in proc.stdout, proc.stderr
+    meta = front(new / "content/posts/2012-01-02-hello.md")
+    assert meta["permalink"] == "/blog/2012/01/02/hello/" and meta["tags"] == ["news"]
+    text = (new / "content/posts/2012-01-02-hello.md").read_text(encoding="utf-8")
+    assert "![a red dot](</images/dot.png>)" in text
+    assert "> Don't panic.\n>\n> — Douglas Adams, The Hitchhiker's Guide" in text
+    assert "```python {title=\"Greeting\"}\nprint('hi')\n```" in text
+    assert "Some text that matters here." in text
+    run_cli("build", cwd=new, check=True)
+    assert (new / "output/images/dot.png").is_file()

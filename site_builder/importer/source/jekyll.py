@@ -29,7 +29,7 @@ from site_builder.importer.source.common import bare_environments, mathjax_comma
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
-from site_builder.importer.source.liquid_values import assigns, captures, literal_dates
+from site_builder.importer.source.liquid_values import assigns, captures, literal_dates, octopress_quotes
 from site_builder.importer.source.model import (
     IMAGE_SUFFIXES,
     ImportProblem,
@@ -46,6 +46,7 @@ RULES: tuple[Rule, ...] = (
     captures,
     assigns,
     literal_dates,
+    octopress_quotes,
     *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
@@ -194,9 +195,13 @@ def _rules(site: JekyllSite, root: Path) -> tuple[Rule, ...]:
     return tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
 
 
-def read(root: Path, config: Path) -> SourceSite:
-    """The Jekyll site at `root` as a SourceSite (module docstring)."""
-    site = _site(_config(config), root)
+def read(old: Path, config: Path) -> SourceSite:
+    """The Jekyll site at `old` as a SourceSite (module docstring). A `source:` folder (Octopress's `source/`)
+    holds the site: paths are read from it, as Jekyll does."""
+    settings_data = _config(config)
+    source = old / str(settings_data.get("source") or ".")
+    root = source if source.is_dir() and source.resolve().is_relative_to(old.resolve()) else old
+    site = _site(settings_data, root)
     rules = _rules(site, root)
     problems: list[ImportProblem] = []
     files = _walk(root)
@@ -233,4 +238,4 @@ def read(root: Path, config: Path) -> SourceSite:
     settings, notes = _settings(site, root, pages)
     if skipped:
         notes.append("pages not imported (made by the old theme from the posts, or empty): " + ", ".join(skipped))
-    return SourceSite("jekyll", root, settings, docs + pages, assets.merge(found), problems, notes)
+    return SourceSite("jekyll", old, settings, docs + pages, assets.merge(found), problems, notes)

@@ -70,3 +70,28 @@ def literal_dates(text: str, ctx: RuleContext) -> str:
         return dt.strftime(arg) if arg else m.group(0)
 
     return _DATE_FILTER.sub(one, text)
+
+
+_BLOCKQUOTE = re.compile(r"\{%-?\s*blockquote\b([^%]*?)-?%\}\s*\n?(.*?)\n?\s*\{%-?\s*endblockquote\s*-?%\}", re.S)
+_PULLQUOTE = re.compile(r"\{%-?\s*(?:end)?pullquote\b[^%]*?-?%\}|\{\\?\"\s?|\s?\\?\"\}")
+
+
+def octopress_quotes(text: str, ctx: RuleContext) -> str:
+    """Octopress `{% blockquote Author, Source http://link %}` (a quote with its attribution) and
+    `{% pullquote %}` (its text, the `{" "}` markers out)."""
+
+    def quote(m: re.Match[str]) -> str:
+        words = m.group(1).split()
+        link = next((w for w in words if w.startswith(("http://", "https://"))), "")
+        author, _, source = " ".join(w for w in words if w != link).partition(", ")
+        cite = f"[{source or link}]({link})" if link else source
+        by = ", ".join(p for p in (author.strip(), cite.strip()) if p)
+        lines = [f"> {line}".rstrip() for line in m.group(2).strip("\n").split("\n")]
+        return "\n".join(lines + ([">", f"> — {by}"] if by else []))
+
+    text = _BLOCKQUOTE.sub(quote, text)
+    if "pullquote" in text:
+        text = re.sub(
+            r"\{%-?\s*pullquote\b.*?endpullquote\s*-?%\}", lambda m: _PULLQUOTE.sub("", m.group(0)), text, flags=re.S
+        )
+    return text
