@@ -191,7 +191,8 @@ _EMBEDS = {
 
 def _embed(kind: str, ident: str) -> str | None:
     url = _EMBEDS.get(kind)
-    return f"[{kind.capitalize()} video: {ident}]({url.format(ident)})" if url else None
+    name = {"youtube": "YouTube"}.get(kind, kind.capitalize())
+    return f"[{name} video: {ident}]({url.format(ident)})" if url else None
 
 
 _IMG = re.compile(_T + r"img\s+(.*?)" + _E)
@@ -260,7 +261,8 @@ def page_variables(text: str, ctx: RuleContext) -> str:
 
 
 _GIST = re.compile(_T + r"gist\s+([\w./-]+)(?:\s+([\w.-]+))?" + _E)
-_YOUTUBE = re.compile(_T + r"(?:youtube|video)\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
+_YOUTUBE = re.compile(_T + r"youtube\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
+_VIDEO = re.compile(_T + r"video\s+(https?://\S+|/\S+)[^%]*" + _E)  # Octopress: a video file
 
 
 def embeds(text: str, ctx: RuleContext) -> str:
@@ -270,6 +272,7 @@ def embeds(text: str, ctx: RuleContext) -> str:
         return f"[Gist {ident}{' ' + file if file else ''}]({url})"
 
     text = _GIST.sub(gist, text)
+    text = _VIDEO.sub(lambda m: f'<video src="{html.escape(m.group(1))}" controls></video>', text)
     return _YOUTUBE.sub(lambda m: _embed("youtube", m.group(1)) or "", text)
 
 
