@@ -195,6 +195,22 @@ def _rules(site: JekyllSite, root: Path) -> tuple[Rule, ...]:
     return tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
 
 
+def _redirect_pages(
+    redirects: list[tuple[str, str, str]], docs: list[SourceDoc], problems: list[ImportProblem]
+) -> None:
+    """A `redirect_to:` page (jekyll-redirect-from) becomes an alias of the post or page it sends to; one that sends
+    elsewhere (a category page of the old theme, another site) is a problem."""
+    by_url = {str(d.meta["permalink"]).rstrip("/"): d for d in docs}
+    by_lower = {url.lower(): d for url, d in by_url.items()}
+    for rel, url, target in redirects:
+        key = target.split("#")[0].rstrip("/")
+        doc = by_url.get(key) or by_lower.get(key.lower())
+        if doc is None:
+            problems.append(ImportProblem(rel, None, f"redirect {url} -> {target} not kept: no post or page is there"))
+            continue
+        doc.meta["aliases"] = [*doc.meta.get("aliases", []), url]
+
+
 def read(old: Path, config: Path) -> SourceSite:
     """The Jekyll site at `old` as a SourceSite (module docstring). A `source:` folder (Octopress's `source/`)
     holds the site: paths are read from it, as Jekyll does."""
@@ -208,10 +224,14 @@ def read(old: Path, config: Path) -> SourceSite:
     docs = _docs(site, root, files, problems)
     pages: list[SourceDoc] = []
     skipped: list[str] = []
+    redirects: list[tuple[str, str, str]] = []  # jekyll-redirect-from pages: (file, their URL, the target)
     for path in files:
         rel = _rel(path, root)
         if path.suffix.lower() in MARKDOWN and "_posts/" not in rel and "_drafts/" not in rel:
             front = split(path.read_text(encoding="utf-8", errors="replace"))
+            if isinstance(front.meta.get("redirect_to"), str) and isinstance(front.meta.get("permalink"), str):
+                redirects.append((rel, str(front.meta["permalink"]), str(front.meta["redirect_to"])))
+                continue
             doc = page_doc(site, path, rel, front) if front.kind == "yaml" and not front.error else None
             if isinstance(doc, SourceDoc):
                 pages.append(doc)
@@ -235,6 +255,7 @@ def read(old: Path, config: Path) -> SourceSite:
         image = doc.meta.get("image")
         if isinstance(image, str) and image.startswith("/") and resolve(image, doc) is not None:
             found.append(SourceFile(resolve(image, doc) or root, "static", image.lstrip("/")))
+    _redirect_pages(redirects, docs + pages, problems)
     settings, notes = _settings(site, root, pages)
     if skipped:
         notes.append("pages not imported (made by the old theme from the posts, or empty): " + ", ".join(skipped))
