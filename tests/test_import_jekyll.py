@@ -160,7 +160,8 @@ def test_jekyll_url_rules(tmp_path):
         tmp_path / "old",
         "title: T\nurl: https://ex.org\nbaseurl: /blog\n",
         {
-            "_posts/2020-01-02-Hello_World.md": "---\ntitle: a\ncategories: [News, Tech]\n---\nx\n",
+            "_posts/2020-01-02-Hello_World.md": "---\ntitle: a\ncategories: [News, Tech]\nredirect_from: /a-old/\n---\nx\n",
+            "redirects/old.md": "---\npermalink: /old-a/\nredirect_to: /news/tech/2020/01/02/Hello-World.html\n---\n",
             "code/_posts/2020-03-04-b.markdown": "---\ntitle: b\ndate: 2020-03-04 23:30:00 -0800\n---\ny\n",
             "_posts/sub/2021-05-06-c.md": "---\ntitle: c\npermalink: /custom/:title/\n---\nz\n",
             "_posts/notes.txt": "not a post",
@@ -169,9 +170,9 @@ def test_jekyll_url_rules(tmp_path):
     new = tmp_path / "new"
     proc = run_cli("import", str(old), str(new), check=True)
     # Jekyll's default style: /:categories/:year/:month/:day/:title.html; category folders count; UTC by default
-    assert (
-        front(new / "content/posts/2020-01-02-Hello_World.md")["permalink"] == "/news/tech/2020/01/02/Hello-World.html"
-    )
+    hello = front(new / "content/posts/2020-01-02-Hello_World.md")
+    assert hello["permalink"] == "/news/tech/2020/01/02/Hello-World.html"
+    assert hello["aliases"] == ["/a-old/", "/old-a/"]  # redirect_from, and a redirect_to page (jekyll-redirect-from)
     assert front(new / "content/posts/code/2020-03-04-b.md")["permalink"] == "/code/2020/03/05/b.html"
     assert front(new / "content/posts/sub/2021-05-06-c.md")["permalink"] == "/custom/c/"
     assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["url"] == "https://ex.org/blog/"
