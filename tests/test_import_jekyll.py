@@ -309,3 +309,18 @@ def test_octopress_site_in_its_source_folder(tmp_path):
     assert "Some text that matters here." in text
     run_cli("build", cwd=new, check=True)
     assert (new / "output/images/dot.png").is_file()
+
+
+def test_a_figure_whose_path_is_a_liquid_variable_is_not_guessed(tmp_path):
+    body = '{% include figure.liquid path=callout_content caption="c" %}\n\n$$\n\\begin{eqnarray*}\na &=& b\n\\end{eqnarray*}\n$$\n'
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-f.md": f"---\ntitle: f\n---\n{body}"})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert (
+        "_posts/2020-01-02-f.md:4: not converted, kept as an HTML comment: {% include figure.liquid path=callout_content"
+        in proc.stderr
+    )
+    text = (new / "content/posts/2020-01-02-f.md").read_text(encoding="utf-8")
+    assert "/callout_content" not in text and "\\begin{array}{rcl}\na &=& b\n\\end{array}" in text
+    build = run_cli("build", cwd=new, check=True)
+    assert "cannot render math" not in build.stderr
