@@ -324,3 +324,19 @@ def test_a_figure_whose_path_is_a_liquid_variable_is_not_guessed(tmp_path):
     assert "/callout_content" not in text and "\\begin{array}{rcl}\na &=& b\n\\end{array}" in text
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
+
+
+def test_liquid_loop_inside_html_keeps_the_html_block_whole(tmp_path):
+    body = (
+        "<div>\n<swiper-container>\n    {% for i in (1..3) %}\n        {% if i < 10 %}\n"
+        '            {% assign prefix = "0" %}\n        {% endif %}\n'
+        "  <swiper-slide>{% include figure.liquid path=callout_content %}</swiper-slide>\n    {% endfor %}\n"
+        "</swiper-container>\n</div>\n\nAfter the slides.\n"
+    )
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-s.md": f"---\ntitle: s\n---\n{body}"})
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    run_cli("build", cwd=new, check=True)
+    page = next((new / "output").rglob("s.html")).read_text(encoding="utf-8")
+    assert "<pre" not in page and "<p>After the slides.</p>" in page
+    assert "{% assign" not in page.replace("<!-- not converted:", "").split("-->")[-1]

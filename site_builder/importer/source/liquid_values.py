@@ -33,11 +33,12 @@ _ASSIGN = re.compile(r"""\{%-?\s*assign\s+([\w-]+)\s*=\s*(["'])([^"'\n]*)\2\s*-?
 
 
 def assigns(text: str, ctx: RuleContext) -> str:
-    """`{% assign x = "text" %}` (a literal, no filter) and each `{{ x }}` after it: the text."""
+    """`{% assign x = "text" %}` (a literal, no filter) that `{{ x }}` shows: the text there."""
     values = {m.group(1): m.group(3) for m in _ASSIGN.finditer(text)}
-    if not values:
+    values = {k: v for k, v in values.items() if re.search(r"\{\{-?\s*" + re.escape(k) + r"\s*-?\}\}", text)}
+    if not values:  # a variable only other Liquid reads (`append: prefix`) stays with that Liquid
         return text
-    text = _ASSIGN.sub(lambda m: ctx.keep("", m.group(0)), text)
+    text = _ASSIGN.sub(lambda m: ctx.keep("", m.group(0)) if m.group(1) in values else m.group(0), text)
     use = re.compile(r"\{\{-?\s*(" + "|".join(map(re.escape, values)) + r")\s*-?\}\}")
     return use.sub(lambda m: ctx.keep(values[m.group(1)]), text)
 
