@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: build test lint bench clean setup
+.PHONY: build test lint bench import-check clean setup
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ lint: $(STAMP)
 test: $(STAMP) $(BROWSER) $(AXE) lint
 	$(PY) -m pytest -q -n 2 --dist loadfile -m 'not serial' --durations=15  # two at a time, a file to a worker
 	$(PY) -m pytest -q -m serial --durations=5  # the tests that time what they wait for, alone
+
+import-check: $(STAMP)  # import, build and check each real blog source of ../shared/corpus/sources
+	$(PY) bench/import_sources.py
 
 bench: $(STAMP)
 	$(PY) bench/build.py

@@ -160,7 +160,8 @@ def test_jekyll_url_rules(tmp_path):
         tmp_path / "old",
         "title: T\nurl: https://ex.org\nbaseurl: /blog\n",
         {
-            "_posts/2020-01-02-Hello_World.md": "---\ntitle: a\ncategories: [News, Tech]\n---\nx\n",
+            "_posts/2020-01-02-Hello_World.md": "---\ntitle: a\ncategories: [News, Tech]\nredirect_from: /a-old/\n---\nx\n",
+            "redirects/old.md": "---\npermalink: /old-a/\nredirect_to: /news/tech/2020/01/02/Hello-World.html\n---\n",
             "code/_posts/2020-03-04-b.markdown": "---\ntitle: b\ndate: 2020-03-04 23:30:00 -0800\n---\ny\n",
             "_posts/sub/2021-05-06-c.md": "---\ntitle: c\npermalink: /custom/:title/\n---\nz\n",
             "_posts/notes.txt": "not a post",
@@ -169,9 +170,9 @@ def test_jekyll_url_rules(tmp_path):
     new = tmp_path / "new"
     proc = run_cli("import", str(old), str(new), check=True)
     # Jekyll's default style: /:categories/:year/:month/:day/:title.html; category folders count; UTC by default
-    assert (
-        front(new / "content/posts/2020-01-02-Hello_World.md")["permalink"] == "/news/tech/2020/01/02/Hello-World.html"
-    )
+    hello = front(new / "content/posts/2020-01-02-Hello_World.md")
+    assert hello["permalink"] == "/news/tech/2020/01/02/Hello-World.html"
+    assert hello["aliases"] == ["/a-old/", "/old-a/"]  # redirect_from, and a redirect_to page (jekyll-redirect-from)
     assert front(new / "content/posts/code/2020-03-04-b.md")["permalink"] == "/code/2020/03/05/b.html"
     assert front(new / "content/posts/sub/2021-05-06-c.md")["permalink"] == "/custom/c/"
     assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["url"] == "https://ex.org/blog/"
@@ -276,3 +277,66 @@ def test_jekyll_scholar_citations_and_references(tmp_path):
     assert "Faces ([Chernoff, 1973](#Chernoff73)) and [Nobody99]." in text
     assert '1. <span id="Chernoff73"></span>**The Use of Faces**. Herman Chernoff. *JASA*. 1973.' in text
     assert "_posts/2020-01-02-c.md:4: citation {% cite Nobody99 %}: no entry Nobody99" in proc.stderr
+
+
+def test_octopress_site_in_its_source_folder(tmp_path):
+    from PIL import Image
+
+    post = (
+        "---\nlayout: post\ntitle: Hello\ncategories: [news]\n---\n"
+        '{% img right /images/dot.png 50 50 "A dot" "a red dot" %}\n\n'
+        "{% blockquote Douglas Adams, The Hitchhiker's Guide %}\nDon't panic.\n{% endblockquote %}\n\n"
+        "{% codeblock Greeting lang:python %}\nprint('hi')\n{% endcodeblock %}\n\n"
+        '{% pullquote %}\nSome {" text that matters "} here.\n{% endpullquote %}\n'
+    )
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: Octo\nurl: http://ex.org\nsource: source\npermalink: /blog/:year/:month/:day/:title/\n",
+        {"source/_posts/2012-01-02-hello.markdown": post, "Rakefile": "task :x"},
+    )
+    Image.new("RGB", (4, 4), "red").save(old / "source/images/dot.png") if (
+        old / "source/images"
+    ).mkdir() is None else None
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "everything converted" in proc.stdout, proc.stderr
+    meta = front(new / "content/posts/2012-01-02-hello.md")
+    assert meta["permalink"] == "/blog/2012/01/02/hello/" and meta["tags"] == ["news"]
+    text = (new / "content/posts/2012-01-02-hello.md").read_text(encoding="utf-8")
+    assert "![a red dot](</images/dot.png>)" in text
+    assert "> Don't panic.\n>\n> — Douglas Adams, The Hitchhiker's Guide" in text
+    assert "```python {title=\"Greeting\"}\nprint('hi')\n```" in text
+    assert "Some text that matters here." in text
+    run_cli("build", cwd=new, check=True)
+    assert (new / "output/images/dot.png").is_file()
+
+
+def test_a_figure_whose_path_is_a_liquid_variable_is_not_guessed(tmp_path):
+    body = '{% include figure.liquid path=callout_content caption="c" %}\n\n$$\n\\begin{eqnarray*}\na &=& b\n\\end{eqnarray*}\n$$\n'
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-f.md": f"---\ntitle: f\n---\n{body}"})
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert (
+        "_posts/2020-01-02-f.md:4: not converted, kept as an HTML comment: {% include figure.liquid path=callout_content"
+        in proc.stderr
+    )
+    text = (new / "content/posts/2020-01-02-f.md").read_text(encoding="utf-8")
+    assert "/callout_content" not in text and "\\begin{array}{rcl}\na &=& b\n\\end{array}" in text
+    build = run_cli("build", cwd=new, check=True)
+    assert "cannot render math" not in build.stderr
+
+
+def test_liquid_loop_inside_html_keeps_the_html_block_whole(tmp_path):
+    body = (
+        "<div>\n<swiper-container>\n    {% for i in (1..3) %}\n        {% if i < 10 %}\n"
+        '            {% assign prefix = "0" %}\n        {% endif %}\n'
+        "  <swiper-slide>{% include figure.liquid path=callout_content %}</swiper-slide>\n    {% endfor %}\n"
+        "</swiper-container>\n</div>\n\nAfter the slides.\n"
+    )
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-s.md": f"---\ntitle: s\n---\n{body}"})
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    run_cli("build", cwd=new, check=True)
+    page = next((new / "output").rglob("s.html")).read_text(encoding="utf-8")
+    assert "<pre" not in page and "<p>After the slides.</p>" in page
+    assert "{% assign" not in page.replace("<!-- not converted:", "").split("-->")[-1]

@@ -26,6 +26,8 @@ def own_computer_images(text: str, ctx: RuleContext) -> str:
 # what MathJax reads and the new site's renderer (math-core) does not, as the same layout in what it reads
 _MATHJAX = {
     r"\begin{split}": r"\begin{aligned}",
+    r"\begin{eqnarray*}": r"\begin{array}{rcl}",
+    r"\end{eqnarray*}": r"\end{array}",
     r"\end{split}": r"\end{aligned}",
     r"\mbox{": r"\text{",
     r"\thicksim": r"\sim",
@@ -40,7 +42,8 @@ _CONTROL_SPACE = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=\n)")  # a lone `\` ending 
 
 
 def mathjax_commands(text: str, ctx: RuleContext) -> str:
-    """MathJax's `split` environment (as `aligned`), `\\mbox`, `\\thicksim`, `\\TeX`, and a `\\` ending a line
+    """MathJax's `split` environment (as `aligned`), `eqnarray*` (an `array{rcl}`, its layout), `\\mbox`,
+    `\\thicksim`, `\\TeX`, and a `\\` ending a line
     (a control space, `\\ `), outside code."""
     text = sub_outside_code(_DISPLAY, lambda m, _o: _CONTROL_SPACE.sub(lambda c: c.group(1) + "\\ ", m.group(0)), text)
     return sub_outside_code(_MATHJAX_USE, lambda m, _o: _MATHJAX[m.group(0)], text)

@@ -29,7 +29,7 @@ from site_builder.importer.source.common import bare_environments, mathjax_comma
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
-from site_builder.importer.source.liquid_values import assigns, captures, literal_dates
+from site_builder.importer.source.liquid_values import assigns, captures, literal_dates, octopress_quotes
 from site_builder.importer.source.model import (
     IMAGE_SUFFIXES,
     ImportProblem,
@@ -46,6 +46,7 @@ RULES: tuple[Rule, ...] = (
     captures,
     assigns,
     literal_dates,
+    octopress_quotes,
     *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
@@ -194,19 +195,43 @@ def _rules(site: JekyllSite, root: Path) -> tuple[Rule, ...]:
     return tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
 
 
-def read(root: Path, config: Path) -> SourceSite:
-    """The Jekyll site at `root` as a SourceSite (module docstring)."""
-    site = _site(_config(config), root)
+def _redirect_pages(
+    redirects: list[tuple[str, str, str]], docs: list[SourceDoc], problems: list[ImportProblem]
+) -> None:
+    """A `redirect_to:` page (jekyll-redirect-from) becomes an alias of the post or page it sends to; one that sends
+    elsewhere (a category page of the old theme, another site) is a problem."""
+    by_url = {str(d.meta["permalink"]).rstrip("/"): d for d in docs}
+    by_lower = {url.lower(): d for url, d in by_url.items()}
+    for rel, url, target in redirects:
+        key = target.split("#")[0].rstrip("/")
+        doc = by_url.get(key) or by_lower.get(key.lower())
+        if doc is None:
+            problems.append(ImportProblem(rel, None, f"redirect {url} -> {target} not kept: no post or page is there"))
+            continue
+        doc.meta["aliases"] = [*doc.meta.get("aliases", []), url]
+
+
+def read(old: Path, config: Path) -> SourceSite:
+    """The Jekyll site at `old` as a SourceSite (module docstring). A `source:` folder (Octopress's `source/`)
+    holds the site: paths are read from it, as Jekyll does."""
+    settings_data = _config(config)
+    source = old / str(settings_data.get("source") or ".")
+    root = source if source.is_dir() and source.resolve().is_relative_to(old.resolve()) else old
+    site = _site(settings_data, root)
     rules = _rules(site, root)
     problems: list[ImportProblem] = []
     files = _walk(root)
     docs = _docs(site, root, files, problems)
     pages: list[SourceDoc] = []
     skipped: list[str] = []
+    redirects: list[tuple[str, str, str]] = []  # jekyll-redirect-from pages: (file, their URL, the target)
     for path in files:
         rel = _rel(path, root)
         if path.suffix.lower() in MARKDOWN and "_posts/" not in rel and "_drafts/" not in rel:
             front = split(path.read_text(encoding="utf-8", errors="replace"))
+            if isinstance(front.meta.get("redirect_to"), str) and isinstance(front.meta.get("permalink"), str):
+                redirects.append((rel, str(front.meta["permalink"]), str(front.meta["redirect_to"])))
+                continue
             doc = page_doc(site, path, rel, front) if front.kind == "yaml" and not front.error else None
             if isinstance(doc, SourceDoc):
                 pages.append(doc)
@@ -230,7 +255,8 @@ def read(root: Path, config: Path) -> SourceSite:
         image = doc.meta.get("image")
         if isinstance(image, str) and image.startswith("/") and resolve(image, doc) is not None:
             found.append(SourceFile(resolve(image, doc) or root, "static", image.lstrip("/")))
+    _redirect_pages(redirects, docs + pages, problems)
     settings, notes = _settings(site, root, pages)
     if skipped:
         notes.append("pages not imported (made by the old theme from the posts, or empty): " + ", ".join(skipped))
-    return SourceSite("jekyll", root, settings, docs + pages, assets.merge(found), problems, notes)
+    return SourceSite("jekyll", old, settings, docs + pages, assets.merge(found), problems, notes)

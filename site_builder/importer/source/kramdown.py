@@ -150,6 +150,7 @@ def notice_divs(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_NOTICE_DIV, one, text)
 
 
+_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]?)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
 _INLINE_DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$)([^\n$]+?)\$\$(?!\$)")
 
 
@@ -159,7 +160,7 @@ def inline_math(text: str, ctx: RuleContext) -> str:
     def part(chunk: str, _start: int) -> str:
         out = []
         for line in chunk.split("\n"):
-            stripped = line.strip()
+            stripped = _MARKERS.sub("", line).strip()  # a list item's or a quote's whole text is a block too
             alone = stripped.startswith("$$") and stripped.endswith("$$") and stripped.count("$$") == 2
             if "$$" in line and not alone:
                 line = _INLINE_DISPLAY.sub(lambda m: f"${m.group(1).strip()}$", line)
@@ -175,13 +176,14 @@ def _display(block: list[str], before: str, after: str, ctx: RuleContext) -> lis
     written `$...$` on one line; else display math set apart by blank lines (the lines added count for none)."""
     last = block[-1].rstrip()
     tail = last[last.rindex("$$") + 2 :]
-    if before.strip() and tail.strip() and block[0].strip().startswith("$$"):
+    opens = _MARKERS.sub("", block[0]).strip().startswith("$$")
+    if before.strip() and tail.strip() and opens:
         inner = " ".join(line.strip() for line in block).strip()[2:]
         inner = inner[: inner.rindex("$$")].strip()
         return [ctx.keep(f"${inner}${tail}", "\n".join(block))]
-    if before.strip() and block[0].strip().startswith("$$"):
+    if before.strip() and opens and not _MARKERS.match(block[0]).group(0).strip():  # type: ignore[union-attr]
         block[0] = ctx.keep("\n", "") + block[0]
-    if tail.strip() and block[0].strip().startswith("$$"):  # `$$.`: the display ends at `$$`, the text follows it
+    if tail.strip() and opens:  # `$$.`: the display ends at `$$`, the text follows it
         block[-1] = last[: last.rindex("$$") + 2] + ctx.keep("\n\n" + tail.strip(), "")
     if after.strip():
         block[-1] += ctx.keep("\n", "")
@@ -218,6 +220,10 @@ def display_blocks(text: str, ctx: RuleContext) -> str:
 
 _DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$)(.+?)(?<!\\)\$\$", re.S)
 _ENV = re.compile(r"\\begin\{")
+_ENV_BLOCK = re.compile(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
+_INNER = {"align*": "aligned", "align": "aligned", "gather*": "gathered", "gather": "gathered", "split": "aligned"}
+_STARRED = re.compile(r"(\\(?:begin|end))\{(align\*?|gather\*?|split)\}")
+_ENV_NUMBERED = re.compile(r"\\begin\{(?:equation|align|gather|multline|eqnarray)\*?\}")
 _SINGLE = re.compile(r"(?<![\\$])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?!\$)")
 
 
@@ -228,7 +234,14 @@ def tagged_display(text: str, ctx: RuleContext) -> str:
 
     def display(m: re.Match[str], _offset: int) -> str:
         tex = m.group(1)
-        if ("\\tag" not in tex and "\\label" not in tex) or _ENV.search(tex) or "\\\\" in tex:
+        outside = _ENV_BLOCK.sub("", tex)  # what is not inside an environment
+        if "\\tag" not in outside and "\\label" not in outside:
+            return m.group(0)
+        if _ENV.search(tex):  # `\begin{align*}...\end{align*} \tag{10}`: the environment's inner form
+            tex = _STARRED.sub(lambda e: e.group(1) + "{" + _INNER[e.group(2)] + "}", tex)
+            if _ENV_NUMBERED.search(tex):
+                return m.group(0)
+        elif "\\\\" in tex:
             return m.group(0)
         lead, body, trail = re.match(r"(\s*)(.*?)(\s*)$", tex, re.S).groups()  # type: ignore[union-attr]
         return f"$${lead}\\begin{{equation}}{body}\\end{{equation}}{trail}$$"

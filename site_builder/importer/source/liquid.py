@@ -29,6 +29,12 @@ def _args(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip("\"'") for m in _ARG.finditer(text)}
 
 
+def _variable(args: str, name: str) -> bool:
+    """Whether the argument `name` is an unquoted Liquid variable (`path=callout_content`), not a literal."""
+    m = re.search(r"(?<![\w-])" + name + r"""\s*=\s*([^\s"'%]+)""", args)
+    return m is not None and re.fullmatch(r"[A-Za-z_][\w.]*", m.group(1)) is not None and "." not in m.group(1)
+
+
 def _site_path(path: str) -> str:
     """al-folio's `path="assets/img/x.png"` (made site-relative by `relative_url`) as a site path."""
     path = re.sub(r"\{\{-?\s*site\.(?:base)?url\s*-?\}\}", "", path.strip())
@@ -161,6 +167,8 @@ def include(text: str, ctx: RuleContext) -> str:
         name, rest = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         args = _args(rest)
         base = name.rsplit("/", 1)[-1].split(".")[0]
+        if _variable(rest, "path") or _variable(rest, "src"):  # a Liquid variable: its value is not known here
+            return ctx.unconverted(text, offset + m.start(), m.group(0).strip(), "its path is a Liquid variable")
         if base == "figure" and (args.get("path") or args.get("src")):
             return _block(ctx, m.group(0), _figure(args))
         if base == "figure" and args.get("caption"):  # a caption under a grid of figures: its text
@@ -191,7 +199,8 @@ _EMBEDS = {
 
 def _embed(kind: str, ident: str) -> str | None:
     url = _EMBEDS.get(kind)
-    return f"[{kind.capitalize()} video: {ident}]({url.format(ident)})" if url else None
+    name = {"youtube": "YouTube"}.get(kind, kind.capitalize())
+    return f"[{name} video: {ident}]({url.format(ident)})" if url else None
 
 
 _IMG = re.compile(_T + r"img\s+(.*?)" + _E)
@@ -260,7 +269,8 @@ def page_variables(text: str, ctx: RuleContext) -> str:
 
 
 _GIST = re.compile(_T + r"gist\s+([\w./-]+)(?:\s+([\w.-]+))?" + _E)
-_YOUTUBE = re.compile(_T + r"(?:youtube|video)\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
+_YOUTUBE = re.compile(_T + r"youtube\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
+_VIDEO = re.compile(_T + r"video\s+(https?://\S+|/\S+)[^%]*" + _E)  # Octopress: a video file
 
 
 def embeds(text: str, ctx: RuleContext) -> str:
@@ -270,6 +280,7 @@ def embeds(text: str, ctx: RuleContext) -> str:
         return f"[Gist {ident}{' ' + file if file else ''}]({url})"
 
     text = _GIST.sub(gist, text)
+    text = _VIDEO.sub(lambda m: f'<video src="{html.escape(m.group(1))}" controls></video>', text)
     return _YOUTUBE.sub(lambda m: _embed("youtube", m.group(1)) or "", text)
 
 

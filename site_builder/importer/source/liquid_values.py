@@ -33,11 +33,12 @@ _ASSIGN = re.compile(r"""\{%-?\s*assign\s+([\w-]+)\s*=\s*(["'])([^"'\n]*)\2\s*-?
 
 
 def assigns(text: str, ctx: RuleContext) -> str:
-    """`{% assign x = "text" %}` (a literal, no filter) and each `{{ x }}` after it: the text."""
+    """`{% assign x = "text" %}` (a literal, no filter) that `{{ x }}` shows: the text there."""
     values = {m.group(1): m.group(3) for m in _ASSIGN.finditer(text)}
-    if not values:
+    values = {k: v for k, v in values.items() if re.search(r"\{\{-?\s*" + re.escape(k) + r"\s*-?\}\}", text)}
+    if not values:  # a variable only other Liquid reads (`append: prefix`) stays with that Liquid
         return text
-    text = _ASSIGN.sub(lambda m: ctx.keep("", m.group(0)), text)
+    text = _ASSIGN.sub(lambda m: ctx.keep("", m.group(0)) if m.group(1) in values else m.group(0), text)
     use = re.compile(r"\{\{-?\s*(" + "|".join(map(re.escape, values)) + r")\s*-?\}\}")
     return use.sub(lambda m: ctx.keep(values[m.group(1)]), text)
 
@@ -70,3 +71,28 @@ def literal_dates(text: str, ctx: RuleContext) -> str:
         return dt.strftime(arg) if arg else m.group(0)
 
     return _DATE_FILTER.sub(one, text)
+
+
+_BLOCKQUOTE = re.compile(r"\{%-?\s*blockquote\b([^%]*?)-?%\}\s*\n?(.*?)\n?\s*\{%-?\s*endblockquote\s*-?%\}", re.S)
+_PULLQUOTE = re.compile(r"\{%-?\s*(?:end)?pullquote\b[^%]*?-?%\}|\{\\?\"\s?|\s?\\?\"\}")
+
+
+def octopress_quotes(text: str, ctx: RuleContext) -> str:
+    """Octopress `{% blockquote Author, Source http://link %}` (a quote with its attribution) and
+    `{% pullquote %}` (its text, the `{" "}` markers out)."""
+
+    def quote(m: re.Match[str]) -> str:
+        words = m.group(1).split()
+        link = next((w for w in words if w.startswith(("http://", "https://"))), "")
+        author, _, source = " ".join(w for w in words if w != link).partition(", ")
+        cite = f"[{source or link}]({link})" if link else source
+        by = ", ".join(p for p in (author.strip(), cite.strip()) if p)
+        lines = [f"> {line}".rstrip() for line in m.group(2).strip("\n").split("\n")]
+        return "\n".join(lines + ([">", f"> — {by}"] if by else []))
+
+    text = _BLOCKQUOTE.sub(quote, text)
+    if "pullquote" in text:
+        text = re.sub(
+            r"\{%-?\s*pullquote\b.*?endpullquote\s*-?%\}", lambda m: _PULLQUOTE.sub("", m.group(0)), text, flags=re.S
+        )
+    return text

@@ -70,7 +70,8 @@ class RuleContext:
         whole = self.restore(construct)  # with what earlier rules kept inside it
         shown = " ".join(whole.split())
         self.problem(text, pos, f"not converted, kept as an HTML comment: {shown[:120]}" + (f" ({why})" if why else ""))
-        safe = whole.replace("--", "- -").replace("\x00", "")
+        safe = re.sub(r"\n[ \t]*(?=\n)", "", whole.replace("--", "- -").replace("\x00", ""))  # no blank line:
+        # one would end the HTML block the comment is in (CommonMark), and show the rest of it as text
         return self.keep(f"<!-- not converted: {safe} -->", construct)
 
     def keep(self, fragment: str, source: str | None = None) -> str:
