@@ -340,3 +340,22 @@ def test_liquid_loop_inside_html_keeps_the_html_block_whole(tmp_path):
     page = next((new / "output").rglob("s.html")).read_text(encoding="utf-8")
     assert "<pre" not in page and "<p>After the slides.</p>" in page
     assert "{% assign" not in page.replace("<!-- not converted:", "").split("-->")[-1]
+
+
+def test_polyglot_redirects_are_under_each_languages_prefix(tmp_path):
+    """jekyll-polyglot writes each language's pages under its prefix, the redirect pages of `redirect_from` too: two
+    translations that keep one old address each redirect from their own language's (/old/ and /ko/old/)."""
+    post = "---\ntitle: {t}\nredirect_from: /old/\n---\n{t}\n"
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nurl: https://ex.org\nlanguages: [en, ko]\ndefault_lang: en\npermalink: /posts/:title/\n",
+        {"_posts/en/2020-01-02-a.md": post.format(t="Hello"), "_posts/ko/2020-01-02-a.md": post.format(t="안녕")},
+    )
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    assert front(new / "content/posts/en/2020-01-02-a.md")["aliases"] == ["/old/"]
+    assert front(new / "content/posts/ko/2020-01-02-a.md")["aliases"] == ["/ko/old/"]
+    run_cli("build", cwd=new, check=True)
+    for path, target in (("old", "https://ex.org/posts/a/"), ("ko/old", "https://ex.org/ko/posts/a/")):
+        html = (new / "output" / path / "index.html").read_text(encoding="utf-8")
+        assert f'<link rel="canonical" href="{target}">' in html
