@@ -103,20 +103,27 @@ def other_tools(state: StateCore) -> None:
 
     tokens = state.tokens
     paired = {i for i, role in phmdoctest_roles(tokens).items() if role == "output"}
+    bare: list[Token] = []
     for i, tok in enumerate(tokens):
         if tok.type == "fence" and "code-cell" in fence_info(tok.info)[1]:
             if not executes:
                 once("code-cell", tok, CODE_CELL_NOT_RUN)
             _code_cell(state, tok, executes)
         elif tok.type == "fence" and (i in paired or (not tok.info.strip() and _after_python(tokens, i))):
+            # in a post that does not run, named once (an imported blog shows output that way in post after post)
             if "phmdoctest" not in read and "run" not in tok.meta:  # not read by a declared convention
-                warn(state, tok, f"{BARE_OUTPUT}: " + (f"{_ADD_EXECUTE} and " if not executes else "") + _OR_DECLARE)
+                bare.append(tok)
+                if executes:
+                    warn(state, tok, f"{BARE_OUTPUT}: {_OR_DECLARE}")
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
                 first = not any(t.type == "fence" for t in tokens[:i])
                 if directive.convention in read or (executes and directive.kind == "same" and not first):
                     continue
                 once(directive.kind, tok, directive_message(head, directive, executes))
+    if bare and not executes:
+        more = f" ({len(bare) - 1} more such block{'s' if len(bare) > 2 else ''} below)" if len(bare) > 1 else ""
+        warn(state, bare[0], f"{BARE_OUTPUT}{more}: {_ADD_EXECUTE} and {_OR_DECLARE}")
 
 
 def directives(tok: Token) -> list[tuple[str, Directive]]:

@@ -29,10 +29,12 @@ def warnings(proc, rel: str) -> list[str]:
     return [line[len("warning: ") :] for line in proc.stderr.splitlines() if line.startswith(f"warning: {rel}:")]
 
 
-def bare(add: str = "") -> str:
-    """The warning about a bare block that phmdoctest would compare with what the code before it prints."""
+def bare(add: str = "", more: int = 0) -> str:
+    """The warning about a bare block that phmdoctest would compare with what the code before it prints (in a post
+    that does not run, one for the post: `more` such blocks below it)."""
+    others = f" ({more} more such block{'s' if more > 1 else ''} below)" if more else ""
     return (
-        "a bare code block after python code is its expected output in phmdoctest; here it is not checked: "
+        f"a bare code block after python code is its expected output in phmdoctest; here it is not checked{others}: "
         f"{add}write it as ```output right after the code, or set `exec: {{conventions: [phmdoctest]}}` to check it"
     )
 
@@ -174,8 +176,7 @@ def test_a_post_without_execute_that_another_tool_would_test(tmp_path):
     assert warnings(proc, rel) == [
         f"{rel}:{line_of(path, 'phmdoctest-skip')}: `<!-- phmdoctest-skip -->` skips the next block in phmdoctest; "
         f"here this post's code does not run: {add} and write ```python {{skip}}, {conventions('phmdoctest')}",
-        f"{rel}:{line_of(path, '```', 5)}: {bare(add + ' and ')}",
-        f"{rel}:{line_of(path, 'bye', 2) - 1}: {bare(add + ' and ')}",
+        f"{rel}:{line_of(path, '```', 5)}: {bare(add + ' and ', more=1)}",  # the other, below: in this one
         f"{rel}:{line_of(path, 'expected-output')}: `<!-- pytest-codeblocks:expected-output -->` makes the next block "
         f"expected output in pytest-codeblocks; here this post's code does not run: {add} and write the expected "
         f"output as ```output right after the code, {conventions('pytest-codeblocks')}",
