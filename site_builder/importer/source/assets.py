@@ -31,6 +31,16 @@ _CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$|`[^`\n]+`", re.M |
 Resolver = Callable[[str, SourceDoc], Path | None]
 
 
+def file_inside(candidate: Path, root: Path) -> Path | None:
+    """`candidate` resolved (links followed), when it is a file inside the source tree `root`; None otherwise: a
+    reader's resolver never hands the writer a file from elsewhere on the author's disk."""
+    try:
+        found = candidate.resolve()
+    except OSError:
+        return None
+    return found if found.is_file() and found.is_relative_to(root.resolve()) else None
+
+
 def references(body: str) -> dict[str, bool]:
     """Local references in a body (code blocks and spans left out), in order, once each: True for a Markdown
     image (the build publishes it from content/), False for a link or raw HTML (copied as it is: static/)."""

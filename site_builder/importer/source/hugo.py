@@ -141,14 +141,7 @@ def _resolver(site: HugoSite, root: Path) -> assets.Resolver:
             candidates = [folder / path.lstrip("/") for folder in folders]
         else:
             candidates = [doc.origin.parent / path]
-        for found in candidates:
-            try:
-                found = found.resolve()
-            except OSError:
-                continue
-            if found.is_file() and found.is_relative_to(root.resolve()):
-                return found
-        return None
+        return next((f for c in candidates if (f := assets.file_inside(c, root)) is not None), None)
 
     return resolve
 

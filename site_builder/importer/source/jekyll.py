@@ -175,11 +175,7 @@ def _resolver(root: Path, baseurl: str) -> assets.Resolver:
             found = root / path.lstrip("/")
         else:
             found = doc.origin.parent / path
-        try:
-            found = found.resolve()
-        except OSError:
-            return None
-        return found if found.is_file() and found.is_relative_to(root.resolve()) else None
+        return assets.file_inside(found, root)
 
     return resolve
 

@@ -196,11 +196,7 @@ def _resolver(site: PelicanSite, root: Path) -> assets.Resolver:
     def resolve(ref: str, doc: SourceDoc) -> Path | None:
         path = unquote(urlsplit(ref).path)
         found = site.content / path.lstrip("/") if path.startswith("/") else doc.origin.parent / path
-        try:
-            found = found.resolve()
-        except OSError:
-            return None
-        return found if found.is_file() and found.is_relative_to(root.resolve()) else None
+        return assets.file_inside(found, root)
 
     return resolve
 
