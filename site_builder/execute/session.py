@@ -3,16 +3,18 @@ sandbox, and turn what it wrote into a PostRun."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from site_builder.execute import jail
 from site_builder.execute.fingerprint import RUNNER
@@ -183,8 +185,25 @@ def _cap_error(job: Job, child: ChildExit, line: int) -> ErrorInfo | None:
     return None
 
 
+def _open_left(path: str) -> IO[bytes] | None:
+    """A file the post's process left in its folder, opened for reading only if it is a regular file there: not
+    through a link (the build would read, and show in the report and the page, whatever file it points to, such
+    as the sealed cache key, which only the build can read), not a FIFO or device that would hold the build."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
+
+
 def _read_tail(path: str) -> str:
-    with open(path, "rb") as fh:
+    fh = _open_left(path)
+    if fh is None:
+        return ""
+    with fh:
         fh.seek(max(0, os.fstat(fh.fileno()).st_size - LOG_TAIL))
         return fh.read().decode("utf-8", "replace")
 
@@ -227,13 +246,16 @@ def _block_result(index: int, line: int, r: dict[str, Any] | None) -> BlockResul
 
 def _read_results(path: str) -> dict[int, dict[str, Any]]:
     results = {}
+    fh = _open_left(path)
+    if fh is None:
+        return results
     try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
+        with io.TextIOWrapper(fh, encoding="utf-8") as text:
+            for line in text:
                 if line.strip():
                     r = json.loads(line)
                     results[r["index"]] = r
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError, KeyError):  # the post's process writes it: anything may be there
         pass
     return results
 
