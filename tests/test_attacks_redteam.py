@@ -149,6 +149,30 @@ def _atom(entries: list[tuple[str, str, str]]) -> str:
     return "\n".join(out) + "\n</feed>\n"
 
 
+XHTML = [  # Atom's type="xhtml": markup in other namespaces, prefixed, as a feed's XML holds it
+    ("xh-svg", f'<svg:svg xmlns:svg="http://www.w3.org/2000/svg" onload="{X}"><svg:circle r="2"/></svg:svg>'),
+    ("xh-script", f'<h:script xmlns:h="http://www.w3.org/1999/xhtml">{X}</h:script><p>t</p>'),
+    ("xh-img", f'<h:img xmlns:h="http://www.w3.org/1999/xhtml" src="x" onerror="{X}"/><p>u</p>'),
+    ("xh-math", f'<m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mtext><h:style xmlns:h="http://www.w3.org/'
+     f'1999/xhtml">&lt;/style&gt;&lt;img src=x onerror={X}&gt;</h:style></m:mtext></m:math>'),
+    ("xh-base", f'<p xml:base="javascript:{X}//"><a href="rel">r</a></p>'),
+]
+
+
+def _atom_xhtml(entries: list[tuple[str, str]]) -> str:
+    body = "".join(
+        f"<entry xml:base='javascript:{X}//'><title>{slug}</title><link href='https://example.org/x/{slug}/'/>"
+        f"<id>tag:{slug}</id><updated>2024-01-01T00:00:00Z</updated><author><name>{escape(IMG)}</name>"
+        f"<uri>javascript:{X}</uri></author><summary type='html'>{escape(IMG)}</summary><content type='xhtml'>"
+        f'<div xmlns="http://www.w3.org/1999/xhtml">{markup}</div></content></entry>\n'
+        for slug, markup in entries
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>X</title>'
+        f"<id>tag:x</id><updated>2024-01-01T00:00:00Z</updated>\n{body}</feed>\n"
+    )
+
+
 def _rss(entries: list[tuple[str, str, str]]) -> str:
     items = "".join(
         f"<item><title>{escape(title)}</title><link>https://example.org/rss/{slug}/</link><guid>rss-{slug}</guid>"
@@ -275,6 +299,7 @@ def red(tmp_path_factory: pytest.TempPathFactory) -> Path:
     names = ["../../etc/x", "a\u202eb", "c\x01d", ".htaccess", "%2e%2e", "z" * 300]
     wxr = [(f"wp{i}", f"wp{i}\u202e{IMG}", body, names[i % len(names)]) for i, (_, _, body) in enumerate(few)]
     import_feed(root, "wxr.xml", _wxr(wxr))
+    import_feed(root, "xhtml.xml", _atom_xhtml(XHTML))
     hostile_notebook(root)
     write_post(root, "values.md", "title: Values\ndate: 2024-01-01\nexecute: true", textwrap.dedent(VALUES))
     run_cli("build", "--source", str(root), check=True)
@@ -349,7 +374,7 @@ def test_no_handler_script_url_or_inline_svg_in_any_output_file(red: Path) -> No
 
 def test_every_hostile_entry_was_imported_and_built(red: Path) -> None:
     posts = list((red / "content" / "posts").glob("*.md"))
-    assert len(posts) >= len(ENTRIES) + 12 + 1
+    assert len(posts) >= len(ENTRIES) + 2 * 16 + len(XHTML) + 1
     bodies = list((red / "output").rglob("index.html"))
     assert sum("post-body" in p.read_text(encoding="utf-8") for p in bodies) >= len(posts) + 1
     for path in (red / "output").rglob("*"):
@@ -402,7 +427,7 @@ def test_nothing_runs_in_chromium(red: Path) -> None:
 
 ROUTES = """
 ```python
-import ctypes, os, select, socket
+import ctypes, os, stat
 TOKEN = {token!r}.encode()
 libc = ctypes.CDLL(None, use_errno=True)
 found = []
@@ -434,7 +459,8 @@ for pid in pids:
     check("/proc/pid/root/proc/pid/environ", read(f"/proc/{{pid}}/root/proc/{{pid}}/environ"))
     try:
         for fd in os.listdir(f"/proc/{{pid}}/fd"):
-            check("/proc/pid/fd/N", read(f"/proc/{{pid}}/fd/{{fd}}", 1 << 16))
+            if stat.S_ISREG(os.stat(f"/proc/{{pid}}/fd/{{fd}}").st_mode):  # a pipe would wait
+                check("/proc/pid/fd/N", read(f"/proc/{{pid}}/fd/{{fd}}", 1 << 16))
     except OSError:
         pass
     # the stack, where a process's environment lies, read with process_vm_readv
@@ -443,9 +469,14 @@ for pid in pids:
         local, remote = IoVec(ctypes.addressof(buf), len(buf)), IoVec(start, len(buf))
         if libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) > 0:
             found.append("process_vm_readv")
+# the build's processes, from the post's parent up: ptrace them (other posts' processes are as open to it as
+# they are to each other; they hold no token)
+pid = os.getppid()
+while pid > 1:
     if libc.ptrace(0x4206, pid, None, None) == 0:  # PTRACE_SEIZE
         found.append("ptrace")
         libc.ptrace(17, pid, None, None)  # PTRACE_DETACH
+    pid = int(read(f"/proc/{{pid}}/stat").rsplit(b")", 1)[1].split()[1] or 1)
 # whatever descriptors the post was given
 for fd in range(3, 256):
     try:
@@ -552,3 +583,120 @@ def test_default_mode_post_code_finds_no_token_by_other_routes(tmp_path: Path) -
     for path in (site / "output").rglob("*.html"):
         text = path.read_bytes()
         assert not any(p in text for p in pieces), path
+
+
+ESCAPE = """
+```python
+import ctypes, os
+KEY, SITE = {key!r}, {site!r}
+libc = ctypes.CDLL(None, use_errno=True)
+got = []
+
+
+def try_read(how, path, dir_fd=None):
+    try:
+        fd = os.open(path, os.O_RDONLY, dir_fd=dir_fd)
+        os.read(fd, 64)
+        got.append("read " + how)
+    except OSError:
+        pass
+
+
+def try_write(how, path, dir_fd=None):
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=dir_fd)
+        os.write(fd, b"pwned")
+        got.append("wrote " + how)
+    except OSError:
+        pass
+
+
+up = "../" * 30
+routes = {{"direct": "", "proc-self-root": "/proc/self/root", "proc-1-root": "/proc/1/root",
+          "proc-ppid-root": f"/proc/{{os.getppid()}}/root", "dotdot": os.getcwd() + "/" + up}}
+for how, prefix in routes.items():
+    try_read(how, prefix + KEY)
+    try_write(how, prefix + SITE + "/content/posts/pwned.md")
+    try_write(how, prefix + SITE + "/output/pwned.html")
+for fd in range(3, 256):  # descriptors the post was given: a folder of the host, a file open for writing
+    try:
+        os.fstat(fd)
+    except OSError:
+        continue
+    try_read(f"fd {{fd}}", up + KEY.lstrip("/"), dir_fd=fd)
+    try_write(f"fd {{fd}}", up + SITE.lstrip("/") + "/content/posts/pwned.md", dir_fd=fd)
+    target = os.readlink(f"/proc/self/fd/{{fd}}")
+    if not target.startswith(os.getcwd() + "/"):  # its own files (results, log) are in its folder
+        got.append(f"fd {{fd}}: {{target}}")
+for line in open("/proc/self/mountinfo"):
+    if SITE in line or os.path.dirname(KEY) in line:
+        got.append("mount " + line.split()[4])
+os.symlink(SITE + "/content/posts", "posts-link")  # for the build to follow when it cleans up
+os.symlink(KEY, "key-link")
+if libc.mount(b"none", b"/", None, 0x1000 | 0x4000, None) == 0:  # MS_BIND | MS_REC: no capability, no mount
+    got.append("mount")
+print(got)
+```
+
+```output
+[]
+```
+"""
+FIFO = """
+```python
+import os
+os.remove(".runner.log")
+os.mkfifo(".runner.log")
+os._exit(5)
+```
+"""
+FENCE_BREAK = """
+```python
+print("ok\\n```\\n\\n<img src=x onerror=alert(1)>\\n\\n```python\\nopen('pwned', 'w')")
+```
+
+```output
+stale
+```
+"""
+
+
+def test_strict_mode_post_code_reads_no_key_and_writes_nothing_into_the_site(tmp_path: Path) -> None:
+    home, token = tmp_path / "home", "ghp_" + secrets.token_hex(12)
+    home.mkdir()
+    site = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nexec:\n  isolation: strict\n")
+    (site / "output").mkdir()
+    key = home / ".cache" / "site-builder" / "cache.key"
+    write_post(site, "escape.md", "title: E\ndate: 2024-01-01\nexecute: true", ESCAPE.format(key=str(key), site=str(site)))
+    write_post(site, "link.md", "title: L\ndate: 2024-01-02\nexecute: true", LOG_LINK.format(target=str(key)))
+    write_post(site, "fifo.md", "title: F\ndate: 2024-01-03\nexecute: true", FIFO)
+    first = red_run(site, home, token, "build", "--keep-going", timeout=90)  # makes the key
+    assert "Traceback" not in first.stderr, first.stderr
+    assert key.exists()
+    for f in (site / ".cache").glob("exec/*"):
+        f.unlink()
+    proc = red_run(site, home, token, "build", "--keep-going", timeout=90)
+    shown = proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr, shown
+    assert not [line for line in shown.splitlines() if "escape.md:" in line], shown
+    assert "link.md:" in shown and "fifo.md:" in shown  # they crashed, as they meant to
+    raw = key.read_bytes()
+    pieces = [p.encode() for p in raw.decode("utf-8", "replace").split("\ufffd") if len(p.encode()) >= 3]
+    for path in (site / "output").rglob("*.html"):
+        assert not any(p in path.read_bytes() for p in pieces), path
+    assert not list(site.rglob("pwned*")) and not list(home.rglob("pwned*"))
+    assert sorted(p.name for p in (site / "content" / "posts").iterdir()) == ["escape.md", "fifo.md", "link.md"]
+
+
+def test_check_update_writes_a_strict_posts_output_inside_its_block(tmp_path: Path) -> None:
+    """What strict code prints goes into the post's file with `check --update`: it stays one output block, and the
+    page shows no tag of it."""
+    site = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nexec:\n  isolation: strict\n")
+    post = write_post(site, "fence.md", "title: F\ndate: 2024-01-01\nexecute: true", FENCE_BREAK)
+    update = run_cli("check", "--update", "--source", str(site))
+    assert "not updated: what it printed has a line that would end its output block" in update.stderr, update.stderr
+    proc = run_cli("build", "--source", str(site))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    found, _ = scan_output(site)
+    assert found == [], post.read_text(encoding="utf-8")
+    assert not list(site.rglob("pwned*"))
