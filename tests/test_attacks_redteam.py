@@ -650,6 +650,15 @@ os.mkfifo(".runner.log")
 os._exit(5)
 ```
 """
+JUNK = """
+```python
+import json, os
+junk = {"index": 0, "status": "passed", "stdout": 5, "stderr": ["x"], "figures": [1], "seconds": "x",
+        "value": {"text/html": 7}, "error": {"type": 1}}
+open(".results.jsonl", "w").write(json.dumps(junk) + "\\n" + json.dumps([1]) + "\\n")
+os._exit(0)
+```
+"""
 FENCE_BREAK = """
 ```python
 print("ok\\n```\\n\\n<img src=x onerror=alert(1)>\\n\\n```python\\nopen('pwned', 'w')")
@@ -670,6 +679,7 @@ def test_strict_mode_post_code_reads_no_key_and_writes_nothing_into_the_site(tmp
     write_post(site, "escape.md", "title: E\ndate: 2024-01-01\nexecute: true", ESCAPE.format(key=str(key), site=str(site)))
     write_post(site, "link.md", "title: L\ndate: 2024-01-02\nexecute: true", LOG_LINK.format(target=str(key)))
     write_post(site, "fifo.md", "title: F\ndate: 2024-01-03\nexecute: true", FIFO)
+    write_post(site, "junk.md", "title: J\ndate: 2024-01-04\nexecute: true", JUNK)
     first = red_run(site, home, token, "build", "--keep-going", timeout=90)  # makes the key
     assert "Traceback" not in first.stderr, first.stderr
     assert key.exists()
@@ -677,15 +687,16 @@ def test_strict_mode_post_code_reads_no_key_and_writes_nothing_into_the_site(tmp
         f.unlink()
     proc = red_run(site, home, token, "build", "--keep-going", timeout=90)
     shown = proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr, shown
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, shown
     assert not [line for line in shown.splitlines() if "escape.md:" in line], shown
     assert "link.md:" in shown and "fifo.md:" in shown  # they crashed, as they meant to
+    assert "junk.md:9: Crash: the Python process running the post exited (status 0) before its last block ran" in shown
     raw = key.read_bytes()
     pieces = [p.encode() for p in raw.decode("utf-8", "replace").split("\ufffd") if len(p.encode()) >= 3]
     for path in (site / "output").rglob("*.html"):
         assert not any(p in path.read_bytes() for p in pieces), path
     assert not list(site.rglob("pwned*")) and not list(home.rglob("pwned*"))
-    assert sorted(p.name for p in (site / "content" / "posts").iterdir()) == ["escape.md", "fifo.md", "link.md"]
+    assert sorted(p.name for p in (site / "content" / "posts").iterdir()) == ["escape.md", "fifo.md", "junk.md", "link.md"]
 
 
 def test_check_update_writes_a_strict_posts_output_inside_its_block(tmp_path: Path) -> None:

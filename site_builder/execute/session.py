@@ -21,7 +21,7 @@ from site_builder.execute.fingerprint import RUNNER
 from site_builder.execute.isolation import child_env, netns_flags, strict_refusal
 from site_builder.execute.job import Job
 from site_builder.execute.limits import FILE_SIZE_CAP, RUN_DIR_BYTES, RUN_DIR_FILES, Limits
-from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info
+from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info, well_formed
 from site_builder.execute.sandbox import ChildExit, Children, run_child
 from site_builder.execute.settings import ExecSettings, format_size
 from site_builder.execute.template import Template
@@ -254,7 +254,8 @@ def _read_results(path: str) -> dict[int, dict[str, Any]]:
             for line in text:
                 if line.strip():
                     r = json.loads(line)
-                    results[r["index"]] = r
+                    if well_formed(r):
+                        results[r["index"]] = r
     except (OSError, ValueError, TypeError, KeyError):  # the post's process writes it: anything may be there
         pass
     return results
