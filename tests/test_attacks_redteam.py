@@ -70,35 +70,71 @@ MXSS = [
 ]
 URLS = [
     ("tab-entity", f'<p><a href="jav&#x09;ascript:{X}">a</a> <a href="jav&#x0A;ascript:{X}">b</a></p>'),
-    ("entity-forms", f'<p><a href="&#0000106avascript:{X}">a</a> <a href="javascript&#58;{X}">b</a> '
-     f'<a href="&Tab;javascript:{X}">c</a> <a href="jAvAsCrIpT&NewLine;:{X}">d</a></p>'),
+    (
+        "entity-forms",
+        f'<p><a href="&#0000106avascript:{X}">a</a> <a href="javascript&#58;{X}">b</a> '
+        f'<a href="&Tab;javascript:{X}">c</a> <a href="jAvAsCrIpT&NewLine;:{X}">d</a></p>',
+    ),
     ("control-lead", f'<p><a href="&#1;javascript:{X}">a</a> <a href="\x14javascript:{X}">b</a></p>'),
-    ("data-urls", f'<p><a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">a</a> '
-     f'<a href="data:image/svg+xml,&lt;svg onload={X}&gt;">b</a> <img src="data:text/html,{ESC}"></p>'),
+    (
+        "data-urls",
+        f'<p><a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">a</a> '
+        f'<a href="data:image/svg+xml,&lt;svg onload={X}&gt;">b</a> <img src="data:text/html,{ESC}"></p>',
+    ),
     ("srcdoc", f'<iframe srcdoc="{ESC}"></iframe><p srcdoc="x">p</p><frame src="javascript:{X}">'),
-    ("formaction", f'<button formaction="javascript:{X}">b</button><input type=image formaction="javascript:{X}">'
-     f'<p formaction="javascript:{X}">p</p>'),
-    ("base-meta", f'<base href="javascript:{X}//"><meta http-equiv="refresh" content="0;url=javascript:{X}">'
-     f'<link rel="stylesheet" href="javascript:{X}"><p><a href="rel">rel</a></p>'),
-    ("css", f'<p style="background:url(javascript:{X})">a</p><div style="width:expression({X})">b</div>'
-     f'<p><span style="behavior:url(x.htc)">c</span></p><style>@import "javascript:{X}";</style>'),
-    ("svg-animate-href", f'<svg><a><animate attributeName="href" values="javascript:{X}"/><text y="9">t</text></a>'
-     f'<a><animate attributeName="xlink:href" to="javascript:{X}" begin="0s"/><text>u</text></a></svg>'),
-    ("svg-set", f'<svg><a><set attributeName="href" to="javascript:{X}"/><text y="9">t</text></a>'
-     f'<set attributeName="onmouseover" to="{X}"/><handler>{X}</handler></svg>'),
-    ("svg-xlink", f'<svg><a xlink:href="javascript:{X}"><text>t</text></a><image xlink:href="javascript:{X}"/>'
-     f'<feImage href="javascript:{X}"/></svg><math><maction actiontype="statusline" xlink:href="javascript:{X}">'
-     f'<mi href="javascript:{X}">x</mi></maction></math>'),
-    ("svg-use-data", f'<svg><use href="data:image/svg+xml;base64,PHN2ZyBpZD0neCcgeG1sbnM9J2h0dHA6Ly93d3cudzMub3Jn'
-     f'LzIwMDAvc3ZnJz48aW1hZ2UgaHJlZj0neCcgb25lcnJvcj0nYWxlcnQoMSknLz48L3N2Zz4=#x"/>'
-     f'<use xlink:href="data:image/svg+xml,&lt;svg id=%22y%22&gt;#y"/></svg>'),
-    ("srcset-poster", f'<img srcset="javascript:{X} 1x, x.png 2x"><video poster="javascript:{X}">'
-     f'<source src="javascript:{X}"><track src="javascript:{X}"></video><blockquote cite="javascript:{X}">q'
-     "</blockquote>"),
-    ("data-attrs", f'<p data-href="javascript:{X}" data-src="javascript:{X}" data-x="javascript:{X}">d</p>'
-     f'<a href="https://example.org/" data-srcset="javascript:{X} 1x">a</a>'),
-    ("object-embed", f'<object data="data:text/html,{ESC}"></object><embed src="data:image/svg+xml,&lt;svg onload'
-     f'={X}&gt;"><applet code="x"></applet><portal src="javascript:{X}"></portal>'),
+    (
+        "formaction",
+        f'<button formaction="javascript:{X}">b</button><input type=image formaction="javascript:{X}">'
+        f'<p formaction="javascript:{X}">p</p>',
+    ),
+    (
+        "base-meta",
+        f'<base href="javascript:{X}//"><meta http-equiv="refresh" content="0;url=javascript:{X}">'
+        f'<link rel="stylesheet" href="javascript:{X}"><p><a href="rel">rel</a></p>',
+    ),
+    (
+        "css",
+        f'<p style="background:url(javascript:{X})">a</p><div style="width:expression({X})">b</div>'
+        f'<p><span style="behavior:url(x.htc)">c</span></p><style>@import "javascript:{X}";</style>',
+    ),
+    (
+        "svg-animate-href",
+        f'<svg><a><animate attributeName="href" values="javascript:{X}"/><text y="9">t</text></a>'
+        f'<a><animate attributeName="xlink:href" to="javascript:{X}" begin="0s"/><text>u</text></a></svg>',
+    ),
+    (
+        "svg-set",
+        f'<svg><a><set attributeName="href" to="javascript:{X}"/><text y="9">t</text></a>'
+        f'<set attributeName="onmouseover" to="{X}"/><handler>{X}</handler></svg>',
+    ),
+    (
+        "svg-xlink",
+        f'<svg><a xlink:href="javascript:{X}"><text>t</text></a><image xlink:href="javascript:{X}"/>'
+        f'<feImage href="javascript:{X}"/></svg><math><maction actiontype="statusline" xlink:href="javascript:{X}">'
+        f'<mi href="javascript:{X}">x</mi></maction></math>',
+    ),
+    (
+        "svg-use-data",
+        '<svg><use href="data:image/svg+xml;base64,PHN2ZyBpZD0neCcgeG1sbnM9J2h0dHA6Ly93d3cudzMub3Jn'
+        'LzIwMDAvc3ZnJz48aW1hZ2UgaHJlZj0neCcgb25lcnJvcj0nYWxlcnQoMSknLz48L3N2Zz4=#x"/>'
+        '<use xlink:href="data:image/svg+xml,&lt;svg id=%22y%22&gt;#y"/></svg>',
+    ),
+    (
+        "srcset-poster",
+        f'<img srcset="javascript:{X} 1x, x.png 2x"><video poster="javascript:{X}">'
+        f'<source src="javascript:{X}"><track src="javascript:{X}"></video><blockquote cite="javascript:{X}">q'
+        "</blockquote>",
+    ),
+    (
+        "data-attrs",
+        f'<p data-href="javascript:{X}" data-src="javascript:{X}" data-x="javascript:{X}">d</p>'
+        f'<a href="https://example.org/" data-srcset="javascript:{X} 1x">a</a>',
+    ),
+    (
+        "object-embed",
+        f'<object data="data:text/html,{ESC}"></object><embed src="data:image/svg+xml,&lt;svg onload'
+        f'={X}&gt;"><applet code="x"></applet><portal src="javascript:{X}"></portal>',
+    ),
     ("svg-root", f'<svg onload="{X}" width="20" height="10"><circle r="3"/></svg>'),
 ]
 MARKDOWN = [
@@ -106,25 +142,45 @@ MARKDOWN = [
     ("dollars", f"<p>$x$ {ESC} $y$ and $$ {ESC} $$ and \\$ {ESC} \\$</p>"),
     ("paren", f"<p>\\(a\\) {ESC} \\(b\\) and \\\\({ESC}\\\\) and \\[ {ESC} \\]</p>"),
     ("ref-defs", f"<p>[a]: javascript:{X}</p><p>[a] and [b][a]</p><p>[c]: &lt;javascript:{X}&gt;</p><p>[c]</p>"),
-    ("autolinks", f"<p>&lt;javascript:{X}&gt; &lt;JAVASCRIPT:{X}&gt; &lt;data:text/html,x&gt; "
-     f"&lt;vbscript:{X}&gt;</p><p><a href='https://a.example/'>&lt;javascript:{X}&gt;</a></p>"),
-    ("entity-after", f"<p>&amp;lt;img src=x onerror={X}&amp;gt; and &amp;#60;img src=x onerror={X}&amp;#62;</p>"
-     f"<p>&amp;#x3C;svg onload={X}&amp;#x3E;</p>"),
-    ("md-link-text", f"<p>[x](javascript:{X}) ![y](javascript:{X}) [z](&lt;javascript:{X}&gt;)</p>"
-     f"<p><a href='javascript:{X}'>[w](javascript:{X})</a></p>"),
-    ("md-attrs", f"<p>text{{: onclick=\"{X}\"}}</p><p>{{:.x onmouseover=\"{X}\"}}</p><h2>h {{#id onclick={X}}}</h2>"),
+    (
+        "autolinks",
+        f"<p>&lt;javascript:{X}&gt; &lt;JAVASCRIPT:{X}&gt; &lt;data:text/html,x&gt; "
+        f"&lt;vbscript:{X}&gt;</p><p><a href='https://a.example/'>&lt;javascript:{X}&gt;</a></p>",
+    ),
+    (
+        "entity-after",
+        f"<p>&amp;lt;img src=x onerror={X}&amp;gt; and &amp;#60;img src=x onerror={X}&amp;#62;</p>"
+        f"<p>&amp;#x3C;svg onload={X}&amp;#x3E;</p>",
+    ),
+    (
+        "md-link-text",
+        f"<p>[x](javascript:{X}) ![y](javascript:{X}) [z](&lt;javascript:{X}&gt;)</p>"
+        f"<p><a href='javascript:{X}'>[w](javascript:{X})</a></p>",
+    ),
+    ("md-attrs", f'<p>text{{: onclick="{X}"}}</p><p>{{:.x onmouseover="{X}"}}</p><h2>h {{#id onclick={X}}}</h2>'),
     ("admonition", f"<p>::: note {ESC}</p><p>body</p><p>:::</p><blockquote><p>[!NOTE] {ESC}</p></blockquote>"),
-    ("fence-class", f'<pre><code class="language-x&quot; onmouseover=&quot;{X}">y</code></pre>'
-     f"<pre>```{ESC}\n{ESC}\n```</pre>"),
+    (
+        "fence-class",
+        f'<pre><code class="language-x&quot; onmouseover=&quot;{X}">y</code></pre><pre>```{ESC}\n{ESC}\n```</pre>',
+    ),
     ("html-block-start", f"<p>&lt;div&gt;</p><p>{ESC}</p><p>&lt;pre&gt;{ESC}</p><p>&lt;!--</p><p>--&gt;{ESC}</p>"),
-    ("footnote-label", f'<p>N<sup id="fnref:x{ESC}"><a href="#fn:x{ESC}">1</a></sup></p>'
-     f'<div class="footnotes"><ol><li id="fn:x{ESC}"><p>{ESC}</p></li></ol></div>'),
-    ("img-alt", f'<p><img src="a.png" alt="&quot; onerror=&quot;{X}"> <img src="b.png" alt="{ESC}" '
-     f'title="&quot;&gt;{ESC}"></p>'),
+    (
+        "footnote-label",
+        f'<p>N<sup id="fnref:x{ESC}"><a href="#fn:x{ESC}">1</a></sup></p>'
+        f'<div class="footnotes"><ol><li id="fn:x{ESC}"><p>{ESC}</p></li></ol></div>',
+    ),
+    (
+        "img-alt",
+        f'<p><img src="a.png" alt="&quot; onerror=&quot;{X}"> <img src="b.png" alt="{ESC}" '
+        f'title="&quot;&gt;{ESC}"></p>',
+    ),
     ("shortcodes", f"<p>{{{{&lt; raw &gt;}}}}{ESC}{{{{&lt; /raw &gt;}}}} {{% raw %}}{ESC}{{% endraw %}}</p>"),
     ("tex-tags", f"<p>\\(\\text{{{ESC}}}\\) \\(\\href{{javascript:{X}}}{{x}}\\) \\(\\style{{x}}{{y}}\\)</p>"),
 ]
-SLUG_LINK = {"bidi-title": "https://example.org/blog/bidi\u202e%E2%80%AE/", "ctrl-slug": "https://example.org/a%00b%0a%1b/"}
+SLUG_LINK = {
+    "bidi-title": "https://example.org/blog/bidi\u202e%E2%80%AE/",
+    "ctrl-slug": "https://example.org/a%00b%0a%1b/",
+}
 TITLES = [
     ("bidi-title", f"\u202egnp.exe \u2066{IMG}\u2069 \u200f", "<p>b</p>"),
     ("ctrl-title", "a&#1;b&#27;c&#127;d&#x85;e\u2028f", "<p>c</p>"),
@@ -132,13 +188,14 @@ TITLES = [
     ("ctrl-slug", "slug", "<p>d</p>"),
 ]
 ENTRIES = [(slug, slug, body) for slug, body in MXSS + URLS + MARKDOWN] + TITLES
-TAGS = ["\u202etag", f"<svg onload={X}>", "a\x01b", "\"><img src=x onerror=alert(1)>"]
+TAGS = ["\u202etag", f"<svg onload={X}>", "a\x01b", '"><img src=x onerror=alert(1)>']
 
 
 def _atom(entries: list[tuple[str, str, str]]) -> str:
     out = ['<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">']
-    out.append("<title>Red</title><link href='https://example.org/'/><id>tag:red</id><updated>2024-01-01T00:00:00Z"
-               "</updated>")
+    out.append(
+        "<title>Red</title><link href='https://example.org/'/><id>tag:red</id><updated>2024-01-01T00:00:00Z</updated>"
+    )
     for slug, title, body in entries:
         link = SLUG_LINK.get(slug, f"https://example.org/blog/{slug}/")
         cats = "".join(f"<category term={quoteattr(t)}/>" for t in TAGS) if slug == "bidi-title" else ""
@@ -153,8 +210,11 @@ XHTML = [  # Atom's type="xhtml": markup in other namespaces, prefixed, as a fee
     ("xh-svg", f'<svg:svg xmlns:svg="http://www.w3.org/2000/svg" onload="{X}"><svg:circle r="2"/></svg:svg>'),
     ("xh-script", f'<h:script xmlns:h="http://www.w3.org/1999/xhtml">{X}</h:script><p>t</p>'),
     ("xh-img", f'<h:img xmlns:h="http://www.w3.org/1999/xhtml" src="x" onerror="{X}"/><p>u</p>'),
-    ("xh-math", f'<m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mtext><h:style xmlns:h="http://www.w3.org/'
-     f'1999/xhtml">&lt;/style&gt;&lt;img src=x onerror={X}&gt;</h:style></m:mtext></m:math>'),
+    (
+        "xh-math",
+        f'<m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mtext><h:style xmlns:h="http://www.w3.org/'
+        f'1999/xhtml">&lt;/style&gt;&lt;img src=x onerror={X}&gt;</h:style></m:mtext></m:math>',
+    ),
     ("xh-base", f'<p xml:base="javascript:{X}//"><a href="rel">r</a></p>'),
 ]
 
@@ -202,7 +262,9 @@ def _wxr(entries: list[tuple[str, str, str]]) -> str:
 
 # --- a hostile notebook's stored outputs and hostile values code returns -----------------------------------
 
-SVG_EVIL = f'<svg xmlns="http://www.w3.org/2000/svg" onload="{X}"><script>{X}</script><rect width="4" height="4"/></svg>'
+SVG_EVIL = (
+    f'<svg xmlns="http://www.w3.org/2000/svg" onload="{X}"><script>{X}</script><rect width="4" height="4"/></svg>'
+)
 HTML_EVIL = (
     f"<p>v</p><script>{X}</script><svg onload={X}><rect/></svg><iframe srcdoc='{ESC}'></iframe>"
     f"<a href='jav&#x09;ascript:{X}'>a</a><math><mtext><table><mglyph><style><img src=x onerror={X}>"
@@ -214,7 +276,9 @@ TEX_EVIL = f"$\\href{{javascript:{X}}}{{x}}$ {IMG} $$\\text{{{IMG}}}$$"
 
 def hostile_notebook(root: Path) -> None:
     def out(data: dict[str, str], kind: str = "display_data") -> nbformat.NotebookNode:
-        return new_output(kind, data={"text/plain": "x", **data}, **({"execution_count": 1} if kind != "display_data" else {}))
+        return new_output(
+            kind, data={"text/plain": "x", **data}, **({"execution_count": 1} if kind != "display_data" else {})
+        )
 
     widget = {"model_id": "abc", "version_major": 2, "version_minor": 0}
     outputs = [
@@ -230,10 +294,16 @@ def hostile_notebook(root: Path) -> None:
     ]
     md = new_markdown_cell("A drawing: ![d](attachment:d.svg) ![e](attachment:e.png)")
     md["attachments"] = {"d.svg": {"image/svg+xml": SVG_EVIL}, "e.png": {"image/svg+xml": SVG_EVIL}}
-    nb = new_notebook(cells=[new_raw_cell("---\ntitle: Stored\ndate: 2024-03-04\n---"), md,
-                             new_code_cell("show()", outputs=outputs)])
-    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {"abc": {
-        "model_name": "HTMLModel", "state": {"value": HTML_EVIL}}}, "version_major": 2, "version_minor": 0}}
+    nb = new_notebook(
+        cells=[new_raw_cell("---\ntitle: Stored\ndate: 2024-03-04\n---"), md, new_code_cell("show()", outputs=outputs)]
+    )
+    nb.metadata["widgets"] = {
+        "application/vnd.jupyter.widget-state+json": {
+            "state": {"abc": {"model_name": "HTMLModel", "state": {"value": HTML_EVIL}}},
+            "version_major": 2,
+            "version_minor": 0,
+        }
+    }
     nbformat.write(nb, str(root / "content" / "posts" / "stored.ipynb"))
 
 
@@ -306,8 +376,10 @@ def red(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-URL_ATTRS = re.compile(r"^(href|src|srcset|action|formaction|poster|data|background|cite|xlink:href|content|to|"
-                       r"values|from|by|ping|manifest|icon|codebase|longdesc|lowsrc|dynsrc)$")
+URL_ATTRS = re.compile(
+    r"^(href|src|srcset|action|formaction|poster|data|background|cite|xlink:href|content|to|"
+    r"values|from|by|ping|manifest|icon|codebase|longdesc|lowsrc|dynsrc)$"
+)
 THEME_SCRIPT = re.compile(r"^(/js/|https?://[^/]+/js/|/pagefind/)")
 
 
@@ -328,7 +400,9 @@ def findings(markup: str, where: str, theme: bool) -> list[str]:
             name = name.lower()
             if name.startswith("on") or name in ("srcdoc", "formaction"):
                 found.append(f"{where}: <{el.name} {name}>")
-            elif URL_ATTRS.match(name) and re.search(r"(^|[;,=\s]|url\()(javascript|vbscript|data:text/html)", squeezed):
+            elif URL_ATTRS.match(name) and re.search(
+                r"(^|[;,=\s]|url\()(javascript|vbscript|data:text/html)", squeezed
+            ):
                 found.append(f"{where}: <{el.name} {name}={text!r}>")
             elif name == "style" and ("expression(" in squeezed or "javascript:" in squeezed):
                 found.append(f"{where}: <{el.name} style={text!r}>")
@@ -547,7 +621,11 @@ def red_run(site: Path, home: Path, token: str, *args: str, timeout: float = 120
     env.update(HOME=str(home), GITHUB_TOKEN=token)
     return subprocess.run(
         [sys.executable, "-m", "site_builder", *args, "--source", str(site)],
-        cwd=site, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=site,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -558,10 +636,18 @@ def test_default_mode_post_code_finds_no_token_by_other_routes(tmp_path: Path) -
     secret = site / "secret.txt"
     secret.write_text(token, encoding="utf-8")
     write_post(site, "routes.md", "title: R\ndate: 2024-01-01\nexecute: true", ROUTES.format(token=token))
-    write_post(site, "net.md", "title: N\ndate: 2024-01-02\nexecute: true\nexec: {network: false}",
-               "```python\nprint(1)\n```\n")
-    write_post(site, "watch.md", "title: W\ndate: 2024-01-03\nexecute: true",
-               WATCHER.format(token=token, mark=str(mark), seconds=12))
+    write_post(
+        site,
+        "net.md",
+        "title: N\ndate: 2024-01-02\nexecute: true\nexec: {network: false}",
+        "```python\nprint(1)\n```\n",
+    )
+    write_post(
+        site,
+        "watch.md",
+        "title: W\ndate: 2024-01-03\nexecute: true",
+        WATCHER.format(token=token, mark=str(mark), seconds=12),
+    )
     key = home / ".cache" / "site-builder" / "cache.key"
     write_post(site, "link.md", "title: L\ndate: 2024-01-04\nexecute: true", LOG_LINK.format(target=str(key)))
     proc = red_run(site, home, token, "build", "--keep-going")
@@ -676,7 +762,9 @@ def test_strict_mode_post_code_reads_no_key_and_writes_nothing_into_the_site(tmp
     site = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nexec:\n  isolation: strict\n")
     (site / "output").mkdir()
     key = home / ".cache" / "site-builder" / "cache.key"
-    write_post(site, "escape.md", "title: E\ndate: 2024-01-01\nexecute: true", ESCAPE.format(key=str(key), site=str(site)))
+    write_post(
+        site, "escape.md", "title: E\ndate: 2024-01-01\nexecute: true", ESCAPE.format(key=str(key), site=str(site))
+    )
     write_post(site, "link.md", "title: L\ndate: 2024-01-02\nexecute: true", LOG_LINK.format(target=str(key)))
     write_post(site, "fifo.md", "title: F\ndate: 2024-01-03\nexecute: true", FIFO)
     write_post(site, "junk.md", "title: J\ndate: 2024-01-04\nexecute: true", JUNK)
@@ -696,7 +784,12 @@ def test_strict_mode_post_code_reads_no_key_and_writes_nothing_into_the_site(tmp
     for path in (site / "output").rglob("*.html"):
         assert not any(p in path.read_bytes() for p in pieces), path
     assert not list(site.rglob("pwned*")) and not list(home.rglob("pwned*"))
-    assert sorted(p.name for p in (site / "content" / "posts").iterdir()) == ["escape.md", "fifo.md", "junk.md", "link.md"]
+    assert sorted(p.name for p in (site / "content" / "posts").iterdir()) == [
+        "escape.md",
+        "fifo.md",
+        "junk.md",
+        "link.md",
+    ]
 
 
 def test_check_update_writes_a_strict_posts_output_inside_its_block(tmp_path: Path) -> None:
@@ -711,3 +804,27 @@ def test_check_update_writes_a_strict_posts_output_inside_its_block(tmp_path: Pa
     found, _ = scan_output(site)
     assert found == [], post.read_text(encoding="utf-8")
     assert not list(site.rglob("pwned*"))
+
+
+def test_the_importers_own_check_writes_an_inline_svg_as_text() -> None:
+    """Whatever step would let one through, the importer's last check writes an `<svg>` in its Markdown as text."""
+    from site_builder.importer.verify import checked_markdown
+
+    warnings: list[str] = []
+    checked = checked_markdown(
+        'a\n\n<svg viewBox="0 0 2 2"><path d="M0 0"/></svg>\n\nb <svg><rect/></svg>\n', warnings.append
+    )
+    assert "<svg" not in checked and checked.count("&lt;svg") == 2, checked
+    assert len(warnings) == 1
+
+
+def test_a_feed_drawing_keeps_its_size_as_an_image(red: Path) -> None:
+    body = BeautifulSoup((red / "output/blog/svg-root/index.html").read_text(encoding="utf-8"), "html.parser")
+    img = body.select_one(".post-body img")
+    assert img is not None and img["src"].startswith("data:image/svg+xml;base64,")
+    assert (img["width"], img["height"]) == ("20", "10")
+    import base64
+
+    drawing = base64.b64decode(img["src"].split(",", 1)[1]).decode()
+    assert drawing.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "<circle" in drawing
+    assert "onload" not in drawing  # cleaned as well, though an image runs none

@@ -245,7 +245,7 @@ def _block_result(index: int, line: int, r: dict[str, Any] | None) -> BlockResul
 
 
 def _read_results(path: str) -> dict[int, dict[str, Any]]:
-    results = {}
+    results: dict[int, dict[str, Any]] = {}
     fh = _open_left(path)
     if fh is None:
         return results

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-
 import re
 from collections.abc import Callable
 from typing import Any
@@ -337,7 +336,8 @@ class PostConverter(MarkdownConverter):
             return ""
         if src.startswith("data:image/svg+xml;base64,"):  # a drawing (images.drawing_image): HTML, as Markdown
             size = "".join(f' {k}="{html.escape(str(el[k]))}"' for k in ("width", "height") if el.get(k))
-            return f'<img src="{html.escape(src)}" alt="{html.escape(str(el.get("alt") or ""))}"{size}>'
+            alt = html.escape(" ".join(str(el.get("alt") or "").split())).replace("|", "&#124;")  # one table cell
+            return f'<img src="{html.escape(src)}" alt="{alt}"{size}>'
         alt = escape_alt(useful_alt(str(el.get("alt") or ""), src))
         title = str(el.get("title") or "")
         title_part = f' "{md_title(title)}"' if title else ""
