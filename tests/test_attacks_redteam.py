@@ -828,3 +828,34 @@ def test_a_feed_drawing_keeps_its_size_as_an_image(red: Path) -> None:
     drawing = base64.b64decode(img["src"].split(",", 1)[1]).decode()
     assert drawing.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "<circle" in drawing
     assert "onload" not in drawing  # cleaned as well, though an image runs none
+
+
+@pytest.mark.parametrize("mode", ["default", "strict"])
+def test_a_declared_file_linking_out_of_the_posts_folder_is_not_copied(tmp_path: Path, mode: str) -> None:
+    """`exec: files` names a file next to the post; one that is a link to the cache key (which the build can read
+    even where the post cannot: sealed, as root) or anywhere else outside the post's folder is refused."""
+    home, token = tmp_path / "home", "ghp_" + secrets.token_hex(12)
+    home.mkdir()
+    site = make_site(tmp_path / "site", f"title: T\nurl: https://example.org\nexec:\n  isolation: {mode}\n")
+    key = home / ".cache" / "site-builder" / "cache.key"
+    posts = site / "content" / "posts"
+    (posts / "data.bin").symlink_to(key)
+    (posts / "folder").symlink_to(key.parent)
+    code = "```python\nimport os\nprint(sorted(os.path.getsize(n) for n in ('data.bin', 'folder/cache.key') if os.path.exists(n)))\n```\n"
+    for name, files in (("one.md", "[data.bin]"), ("two.md", "[folder/cache.key]")):
+        write_post(
+            site,
+            name,
+            f"title: F\ndate: 2024-01-01\nexecute: true\nexec: {{files: {files}}}",
+            code + "\n```output\n[]\n```\n",
+        )
+    red_run(site, home, token, "build", "--keep-going")  # makes the key
+    assert key.exists()
+    for f in (site / ".cache").glob("exec/*"):
+        f.unlink()
+    proc = red_run(site, home, token, "check")
+    shown = proc.stdout + proc.stderr
+    assert "Traceback" not in shown, shown
+    assert "one.md:5: FileNotFoundError: exec: files lists data.bin, which is not next to the post" in shown, shown
+    assert "two.md:5: FileNotFoundError: exec: files lists folder/cache.key, which is not next to the post" in shown
+    assert "OutputMismatch" not in shown, shown

@@ -99,11 +99,14 @@ def _copy_files(job: Job, work: str) -> None:
         if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
             message = f"exec: files lists {name}, which is not next to the post (or in a folder there)"
             raise Refused("FileNotFoundError", message, "files")
-        if not src.is_file():
+        real = Path(os.path.realpath(src))
+        if not real.is_file() or not real.is_relative_to(os.path.realpath(job.source_dir)):
+            # a link out of the post's folder (to the cache key, which only the build can read, or to ~/.ssh) would
+            # have the build copy that file where the post reads it, strict mode included
             raise Refused("FileNotFoundError", f"exec: files lists {name}, which is not next to the post", "files")
         dest = Path(work) / name
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+        shutil.copyfile(real, dest)
 
 
 def _payload(job: Job, result_path: str) -> dict[str, Any]:
