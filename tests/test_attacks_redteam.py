@@ -859,3 +859,28 @@ def test_a_declared_file_linking_out_of_the_posts_folder_is_not_copied(tmp_path:
     assert "one.md:5: FileNotFoundError: exec: files lists data.bin, which is not next to the post" in shown, shown
     assert "two.md:5: FileNotFoundError: exec: files lists folder/cache.key, which is not next to the post" in shown
     assert "OutputMismatch" not in shown, shown
+
+
+def test_requires_runs_no_code_of_the_site(tmp_path: Path) -> None:
+    """`exec: requires` is checked without importing anything: a package of the site's own folder named there
+    (`evil.sub`) once ran with the build's environment, outside strict mode's jail."""
+    home, token, mark = tmp_path / "home", "ghp_" + secrets.token_hex(12), tmp_path / "ran"
+    home.mkdir()
+    site = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nexec:\n  isolation: strict\n")
+    (site / "evil").mkdir()
+    (site / "evil" / "__init__.py").write_text(
+        f"import os\nopen({str(mark)!r}, 'w').write(os.environ.get('GITHUB_TOKEN', ''))\n"
+    )
+    post = "```python\nimport json\nprint(1)\n```\n"
+    write_post(
+        site, "evil.md", "title: E\ndate: 2024-01-01\nexecute: true\nexec: {requires: [evil.sub, json.decoder]}", post
+    )
+    write_post(
+        site, "fine.md", "title: F\ndate: 2024-01-02\nexecute: true\nexec: {requires: [json.decoder, os.path]}", post
+    )
+    proc = red_run(site, home, token, "check")
+    assert not mark.exists(), f"the site's code ran in the build: {mark.read_text()!r}"
+    assert "evil.md:5: ModuleNotFoundError: the post requires evil.sub, which cannot be imported here" in proc.stdout, (
+        proc.stdout
+    )
+    assert "content/posts/fine.md: ran (new): 1 passed" in proc.stdout, proc.stdout

@@ -54,8 +54,8 @@ def run_job(job: Job, children: Children | None = None, template: Template | Non
     try:
         if strict and (refused := strict_refusal()) is not None:
             raise Refused("IsolationError", refused, "isolation")
-        _check_requires(job.settings.requires)
         with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
+            _check_requires(job.settings.requires, work, child_env(work, job.site_root or job.source_dir, job.env))
             _copy_files(job, work)
             results, error = _run_in(job, work, netns, children, template)
     except Refused as refusal:
@@ -82,11 +82,41 @@ def _since(start: float) -> float:
     return time.perf_counter() - start
 
 
-def _check_requires(requires: list[str]) -> None:
+# Whether modules can be imported, found as the import system finds them (its finders, each package's folders)
+# without running any: `importlib.util.find_spec("a.b")` imports `a`, and a post's `requires: [evil.x]` with an
+# `evil/` folder in the site ran its code here, with the build's environment and outside strict mode's jail.
+_PROBE = """
+import os, sys
+sys.path[:0] = [p for p in sys.argv[1].split(os.pathsep) if p]
+def spec(name, path):
+    for finder in sys.meta_path:
+        try:
+            found = finder.find_spec(name, path)
+        except Exception:
+            found = None
+        if found is not None:
+            return found
+def importable(name):
+    parts, path = name.split("."), None
+    for i in range(len(parts)):
+        found = spec(".".join(parts[: i + 1]), path)
+        if found is None:
+            return False
+        if found.submodule_search_locations is None:
+            return True  # a module that is no package (`os` of `os.path`) makes the rest itself when it runs
+        path = found.submodule_search_locations
+    return True
+print(" ".join(m for m in sys.argv[2:] if not importable(m)))
+"""
+
+
+def _check_requires(requires: list[str], work: str, env: dict[str, str]) -> None:
+    """A missing module of `requires` refuses the post. Asked of an isolated interpreter (`-I`: no current folder,
+    no PYTHONPATH but the post's own entries) in the post's folder, with the post's environment."""
     if not requires:
         return
-    probe = "import importlib.util,sys;print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
-    proc = subprocess.run([sys.executable, "-c", probe, *requires], capture_output=True, text=True, timeout=60)
+    argv = [sys.executable, "-I", "-c", _PROBE, env.get("PYTHONPATH", ""), *requires]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=work, env=env)
     missing = proc.stdout.split()
     if missing:
         message = f"the post requires {', '.join(missing)}, which cannot be imported here"
