@@ -884,3 +884,25 @@ def test_requires_runs_no_code_of_the_site(tmp_path: Path) -> None:
         proc.stdout
     )
     assert "content/posts/fine.md: ran (new): 1 passed" in proc.stdout, proc.stdout
+
+
+def test_a_static_file_linking_out_of_the_site_is_an_error_and_not_published(tmp_path: Path) -> None:
+    """A link in `static/` (a pull request can hold one) to the cache key, which the build can read where nothing
+    else can (sealed, as root), or to any file outside the site: the build stops naming it, publishing nothing."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the key", encoding="utf-8")
+    site = make_site(tmp_path / "site")
+    write_post(site, "a.md", "title: A\ndate: 2024-01-01")
+    (site / "static" / "ok").mkdir(parents=True)
+    (site / "static" / "ok" / "a.txt").write_text("a", encoding="utf-8")
+    (site / "static" / "b.txt").symlink_to(site / "static" / "ok" / "a.txt")  # inside the site: fine
+    (site / "static" / "k.txt").symlink_to(secret)
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "error: static/k.txt: static/k.txt is a link to a file outside the site" in proc.stderr, proc.stderr
+    assert not (site / "output").exists() or not any(
+        "the key" in p.read_text() for p in (site / "output").rglob("*.txt")
+    )
+    (site / "static" / "k.txt").unlink()
+    run_cli("build", "--source", str(site), check=True)
+    assert (site / "output" / "b.txt").read_text(encoding="utf-8") == "a"
