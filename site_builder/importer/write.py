@@ -104,12 +104,17 @@ def _slug(entry: Entry) -> str:
     return f"post-{entry.index}"
 
 
+_LANG_TAG = re.compile(r"[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*")  # BCP 47's shape: en, pt-BR, zh-Hant-TW
+
+
 def _lang(entry: Entry, feed: Feed, text: str) -> str:
-    """Explicit entry xml:lang; else the feed's language unless the text's script disagrees."""
-    if entry.lang:
+    """Explicit entry xml:lang; else the feed's language unless the text's script disagrees. A language that is no
+    language tag (`en" onmouseover=...`, `../../x`: Pagefind stops on it, and no page gets its index) is not
+    taken."""
+    if entry.lang and _LANG_TAG.fullmatch(entry.lang):
         return entry.lang
     detected = guess_lang(text)
-    if feed.lang:
+    if feed.lang and _LANG_TAG.fullmatch(feed.lang):
         feed_cjk = feed.lang.lower().split("-")[0] in _CJK_LANGS
         if feed_cjk == (detected in _CJK_LANGS):
             return feed.lang
