@@ -219,6 +219,7 @@ XHTML = [  # Atom's type="xhtml": markup in other namespaces, prefixed, as a fee
 ]
 
 
+SUMMARY = f"{IMG} $\\text{{{ESC}}}$ and $${IMG}$$ and \\({IMG}\\)"  # a summary: the cards' formulas
 LANGS = [f'en" onmouseover="{X}', "../../x", "fr\u202e", "de"]  # a language that is no language tag
 
 
@@ -226,7 +227,7 @@ def _atom_xhtml(entries: list[tuple[str, str]]) -> str:
     body = "".join(
         f"<entry xml:base='javascript:{X}//' xml:lang={quoteattr(LANGS[i % len(LANGS)])}><title>{slug}</title><link href='https://example.org/x/{slug}/'/>"
         f"<id>tag:{slug}</id><updated>2024-01-01T00:00:00Z</updated><author><name>{escape(IMG)}</name>"
-        f"<uri>javascript:{X}</uri></author><summary type='html'>{escape(IMG)}</summary><content type='xhtml'>"
+        f"<uri>javascript:{X}</uri></author><summary type='html'>{escape(SUMMARY)}</summary><content type='xhtml'>"
         f'<div xmlns="http://www.w3.org/1999/xhtml">{markup}</div></content></entry>\n'
         for i, (slug, markup) in enumerate(entries)
     )
