@@ -911,3 +911,28 @@ def test_a_static_file_linking_out_of_the_site_is_an_error_and_not_published(tmp
     (site / "static" / "k.txt").unlink()
     run_cli("build", "--source", str(site), check=True)
     assert (site / "output" / "b.txt").read_text(encoding="utf-8") == "a"
+
+
+@pytest.mark.parametrize(
+    "html_in",
+    [
+        '<figure><svg viewBox="0 0 40 20"><rect width="40" height="20"/></svg><figcaption>Cap</figcaption></figure>',
+        '<div class="row"><div class="col"><svg width="5" height="5"><rect/></svg></div>'
+        '<div class="col"><img src="https://example.org/a.png" alt="a"></div></div>',
+        '<p><a href="https://example.org/"><svg width="5" height="5"><rect/></svg></a> and <b>text</b></p>',
+        '<table><tr><th>h</th></tr><tr><td><svg width="5" height="5"><title>a|b</title><rect/></svg></td></tr></table>',
+    ],
+    ids=["figure", "gallery", "link", "table-cell"],
+)
+def test_a_feed_drawing_is_an_image_wherever_it_stands(html_in: str) -> None:
+    """A drawing in a figure, an image grid, a link or a table cell: an `<img>` of its `data:` URL in the page, never
+    Markdown a parser shows as text (Markdown takes no SVG `data:` URL), and no `<svg>`."""
+    from site_builder.importer.convert import html_to_markdown
+    from site_builder.parse import make_parser
+
+    warnings: list[str] = []
+    page_html = make_parser().render(html_to_markdown(html_in, "", warnings.append))
+    soup = BeautifulSoup(page_html, "html.parser")
+    drawings = [img for img in soup.find_all("img") if img["src"].startswith("data:image/svg+xml;base64,")]
+    assert len(drawings) == 1 and drawings[0].get("width") in ("40", "5"), page_html
+    assert "<svg" not in page_html and "](data:" not in page_html and warnings == []

@@ -7,7 +7,7 @@ import re
 from bs4 import Tag
 from bs4.element import NavigableString
 
-from site_builder.importer.html2md import Doc, attr
+from site_builder.importer.html2md import Doc, attr, drawing_html, drawing_src
 from site_builder.importer.text import escape_alt, md_url, useful_alt
 
 _IMG_EXT = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)(?:$|[?#])", re.I)
@@ -86,7 +86,7 @@ def _image_md(img: Tag, unit: Tag | None, caption: str | None = None, scope: Tag
         caption = _plain(figcaption) or useful_alt(attr(img, "alt"), url) or attr(img, "title")
     title = attr(img, "title")
     title_part = f' "{title}"' if title and title != caption and '"' not in title else ""
-    md = f"![{escape_alt(caption)}]({md_url(url)}{title_part})"
+    md = drawing_html(img, url, caption) if drawing_src(url) else f"![{escape_alt(caption)}]({md_url(url)}{title_part})"
     return f"[{md}]({md_url(link)})" if link else md
 
 
@@ -134,7 +134,13 @@ def _caption_md(doc: Doc, el: Tag | None) -> str:
 
 def _gallery(doc: Doc, layout: str, pairs: list[tuple[Tag, Tag]], caption: Tag | None, scope: Tag) -> Tag:
     head = "::: gallery" if layout == "masonry" else f"::: gallery {layout}"
-    lines = [head] + [_image_md(img, unit, scope=scope) for img, unit in pairs] + [":::"]
+    items = [_image_md(img, unit, scope=scope) for img, unit in pairs]
+    if any(drawing_src(_img_src(img)) for img, _ in pairs):  # a gallery takes Markdown images, and no drawing
+        if caption is not None:
+            items.append(_caption_md(doc, caption))
+            caption.decompose()
+        return doc.block("\n\n".join(item for item in items if item))
+    lines = [head, *items, ":::"]
     cap = _caption_md(doc, caption)
     if cap:
         lines.append(": " + cap)
