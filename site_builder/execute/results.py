@@ -75,3 +75,31 @@ class PostRun:
 
 def error_info(kind: str, message: str, line: int, traceback: str = "") -> ErrorInfo:
     return {"type": kind, "line": line, "traceback": traceback, "message": message}
+
+
+_STATUSES = ("passed", "failed", "skipped", "not run")
+_TEXTS = ("stdout", "stderr", "raised", "reason")
+
+
+def well_formed(r: object) -> bool:
+    """Whether a block's result, as the post's process wrote it (or a run cache holds it), has the types the build
+    reads: anything else came from code that wrote the file itself, and is not read (a strict post cannot stop the
+    build by writing numbers where text goes)."""
+    if not isinstance(r, dict) or not isinstance(r.get("index", 0), int) or r.get("status") not in _STATUSES:
+        return False
+    if any(not isinstance(r.get(name, ""), str) for name in _TEXTS):
+        return False
+    if not isinstance(r.get("seconds", 0.0), (int, float)) or isinstance(r.get("seconds"), bool):
+        return False
+    figures, value, error = r.get("figures", []), r.get("value"), r.get("error")
+    if not isinstance(figures, list) or not all(isinstance(f, str) for f in figures):
+        return False
+    if value is not None and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+        return False
+    return error is None or (
+        isinstance(error, dict)
+        and isinstance(error.get("type"), str)
+        and isinstance(error.get("message"), str)
+        and isinstance(error.get("line"), (int, type(None)))
+        and isinstance(error.get("traceback", ""), str)
+    )

@@ -3,23 +3,25 @@ sandbox, and turn what it wrote into a PostRun."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from site_builder.execute import jail
 from site_builder.execute.fingerprint import RUNNER
 from site_builder.execute.isolation import child_env, netns_flags, strict_refusal
 from site_builder.execute.job import Job
 from site_builder.execute.limits import FILE_SIZE_CAP, RUN_DIR_BYTES, RUN_DIR_FILES, Limits
-from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info
+from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, error_info, well_formed
 from site_builder.execute.sandbox import ChildExit, Children, run_child
 from site_builder.execute.settings import ExecSettings, format_size
 from site_builder.execute.template import Template
@@ -52,8 +54,8 @@ def run_job(job: Job, children: Children | None = None, template: Template | Non
     try:
         if strict and (refused := strict_refusal()) is not None:
             raise Refused("IsolationError", refused, "isolation")
-        _check_requires(job.settings.requires)
         with tempfile.TemporaryDirectory(prefix="site-builder-run-") as work:
+            _check_requires(job.settings.requires, work, child_env(work, job.site_root or job.source_dir, job.env))
             _copy_files(job, work)
             results, error = _run_in(job, work, netns, children, template)
     except Refused as refusal:
@@ -80,11 +82,41 @@ def _since(start: float) -> float:
     return time.perf_counter() - start
 
 
-def _check_requires(requires: list[str]) -> None:
+# Whether modules can be imported, found as the import system finds them (its finders, each package's folders)
+# without running any: `importlib.util.find_spec("a.b")` imports `a`, and a post's `requires: [evil.x]` with an
+# `evil/` folder in the site ran its code here, with the build's environment and outside strict mode's jail.
+_PROBE = """
+import os, sys
+sys.path[:0] = [p for p in sys.argv[1].split(os.pathsep) if p]
+def spec(name, path):
+    for finder in sys.meta_path:
+        try:
+            found = finder.find_spec(name, path)
+        except Exception:
+            found = None
+        if found is not None:
+            return found
+def importable(name):
+    parts, path = name.split("."), None
+    for i in range(len(parts)):
+        found = spec(".".join(parts[: i + 1]), path)
+        if found is None:
+            return False
+        if found.submodule_search_locations is None:
+            return True  # a module that is no package (`os` of `os.path`) makes the rest itself when it runs
+        path = found.submodule_search_locations
+    return True
+print(" ".join(m for m in sys.argv[2:] if not importable(m)))
+"""
+
+
+def _check_requires(requires: list[str], work: str, env: dict[str, str]) -> None:
+    """A missing module of `requires` refuses the post. Asked of an isolated interpreter (`-I`: no current folder,
+    no PYTHONPATH but the post's own entries) in the post's folder, with the post's environment."""
     if not requires:
         return
-    probe = "import importlib.util,sys;print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
-    proc = subprocess.run([sys.executable, "-c", probe, *requires], capture_output=True, text=True, timeout=60)
+    argv = [sys.executable, "-I", "-c", _PROBE, env.get("PYTHONPATH", ""), *requires]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=work, env=env)
     missing = proc.stdout.split()
     if missing:
         message = f"the post requires {', '.join(missing)}, which cannot be imported here"
@@ -97,11 +129,14 @@ def _copy_files(job: Job, work: str) -> None:
         if Path(name).is_absolute() or ".." in Path(name).parts:  # it would be copied outside the run directory
             message = f"exec: files lists {name}, which is not next to the post (or in a folder there)"
             raise Refused("FileNotFoundError", message, "files")
-        if not src.is_file():
+        real = Path(os.path.realpath(src))
+        if not real.is_file() or not real.is_relative_to(os.path.realpath(job.source_dir)):
+            # a link out of the post's folder (to the cache key, which only the build can read, or to ~/.ssh) would
+            # have the build copy that file where the post reads it, strict mode included
             raise Refused("FileNotFoundError", f"exec: files lists {name}, which is not next to the post", "files")
         dest = Path(work) / name
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+        shutil.copyfile(real, dest)
 
 
 def _payload(job: Job, result_path: str) -> dict[str, Any]:
@@ -183,8 +218,25 @@ def _cap_error(job: Job, child: ChildExit, line: int) -> ErrorInfo | None:
     return None
 
 
+def _open_left(path: str) -> IO[bytes] | None:
+    """A file the post's process left in its folder, opened for reading only if it is a regular file there: not
+    through a link (the build would read, and show in the report and the page, whatever file it points to, such
+    as the sealed cache key, which only the build can read), not a FIFO or device that would hold the build."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
+
+
 def _read_tail(path: str) -> str:
-    with open(path, "rb") as fh:
+    fh = _open_left(path)
+    if fh is None:
+        return ""
+    with fh:
         fh.seek(max(0, os.fstat(fh.fileno()).st_size - LOG_TAIL))
         return fh.read().decode("utf-8", "replace")
 
@@ -226,14 +278,18 @@ def _block_result(index: int, line: int, r: dict[str, Any] | None) -> BlockResul
 
 
 def _read_results(path: str) -> dict[int, dict[str, Any]]:
-    results = {}
+    results: dict[int, dict[str, Any]] = {}
+    fh = _open_left(path)
+    if fh is None:
+        return results
     try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
+        with io.TextIOWrapper(fh, encoding="utf-8") as text:
+            for line in text:
                 if line.strip():
                     r = json.loads(line)
-                    results[r["index"]] = r
-    except (OSError, ValueError):
+                    if well_formed(r):
+                        results[r["index"]] = r
+    except (OSError, ValueError, TypeError, KeyError):  # the post's process writes it: anything may be there
         pass
     return results
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from site_builder.execute.fingerprint import RUNNER_VERSION, code_key, files_key
 from site_builder.execute.job import Job
-from site_builder.execute.results import BlockResult, ErrorInfo, PostRun
+from site_builder.execute.results import BlockResult, ErrorInfo, PostRun, well_formed
 from site_builder.util.files import atomic_write
 
 _INDEX_LOCK = threading.Lock()
@@ -55,6 +55,8 @@ class RunStore:
         try:
             data = json.loads((self.folder / f"{job.key}.json").read_text(encoding="utf-8"))
             old_lines = data.pop("lines")
+            if not all(well_formed(b) for b in data["blocks"]):
+                return None
             data["blocks"] = [BlockResult(**b) for b in data["blocks"]]
             run = PostRun(**data)
         except (OSError, ValueError, TypeError, KeyError):

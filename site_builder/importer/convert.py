@@ -19,6 +19,7 @@ def html_to_markdown(html: str, base: str = "", warn: Callable[[str], None] | No
     doc = Doc(html, base, note)
     prepare.strip_noise(doc)
     sanitize.clean(doc)
+    images.convert_drawings(doc)
     prepare.tidy_breaks(doc)
     prepare.resolve_urls(doc)
     images.unwrap_pictures(doc)

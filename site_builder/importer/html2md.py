@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -195,6 +196,18 @@ def _raw_inline(tag: str) -> Callable[[Any, Tag, str, set[str]], str]:
     return convert
 
 
+def drawing_src(src: str) -> bool:
+    """Whether an image source is a drawing (`images.drawing_image`): Markdown takes no SVG `data:` URL."""
+    return src.startswith("data:image/svg+xml;base64,")
+
+
+def drawing_html(el: Tag, src: str, alt: str) -> str:
+    """A drawing's `<img>` as raw HTML, its size kept, in one line and one table cell."""
+    size = "".join(f' {k}="{html.escape(str(el[k]))}"' for k in ("width", "height") if el.get(k))
+    alt = html.escape(" ".join(alt.split())).replace("|", "&#124;")
+    return f'<img src="{html.escape(src)}" alt="{alt}"{size}>'
+
+
 class PostConverter(MarkdownConverter):
     """markdownify with the site's dialect: ATX headings, `-` bullets, `\\` hard breaks, `$` escaped."""
 
@@ -333,6 +346,8 @@ class PostConverter(MarkdownConverter):
         src = str(el.get("src") or el.get("data-src") or "")
         if not src:
             return ""
+        if drawing_src(src):
+            return drawing_html(el, src, str(el.get("alt") or ""))
         alt = escape_alt(useful_alt(str(el.get("alt") or ""), src))
         title = str(el.get("title") or "")
         title_part = f' "{md_title(title)}"' if title else ""

@@ -7,7 +7,7 @@ import re
 from bs4 import Tag
 from bs4.element import NavigableString
 
-from site_builder.importer.html2md import Doc, attr
+from site_builder.importer.html2md import Doc, attr, drawing_html, drawing_src
 from site_builder.importer.text import escape_alt, md_url, useful_alt
 
 _IMG_EXT = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)(?:$|[?#])", re.I)
@@ -86,7 +86,7 @@ def _image_md(img: Tag, unit: Tag | None, caption: str | None = None, scope: Tag
         caption = _plain(figcaption) or useful_alt(attr(img, "alt"), url) or attr(img, "title")
     title = attr(img, "title")
     title_part = f' "{title}"' if title and title != caption and '"' not in title else ""
-    md = f"![{escape_alt(caption)}]({md_url(url)}{title_part})"
+    md = drawing_html(img, url, caption) if drawing_src(url) else f"![{escape_alt(caption)}]({md_url(url)}{title_part})"
     return f"[{md}]({md_url(link)})" if link else md
 
 
@@ -134,7 +134,13 @@ def _caption_md(doc: Doc, el: Tag | None) -> str:
 
 def _gallery(doc: Doc, layout: str, pairs: list[tuple[Tag, Tag]], caption: Tag | None, scope: Tag) -> Tag:
     head = "::: gallery" if layout == "masonry" else f"::: gallery {layout}"
-    lines = [head] + [_image_md(img, unit, scope=scope) for img, unit in pairs] + [":::"]
+    items = [_image_md(img, unit, scope=scope) for img, unit in pairs]
+    if any(drawing_src(_img_src(img)) for img, _ in pairs):  # a gallery takes Markdown images, and no drawing
+        if caption is not None:
+            items.append(_caption_md(doc, caption))
+            caption.decompose()
+        return doc.block("\n\n".join(item for item in items if item))
+    lines = [head, *items, ":::"]
     cap = _caption_md(doc, caption)
     if cap:
         lines.append(": " + cap)
@@ -239,3 +245,70 @@ def convert_figures(doc: Doc) -> None:
         if len(imgs) != 1 or _text_without_captions(prev) or prev.has_attr("data-md-block"):
             continue
         prev.replace_with(_single(doc, imgs[0], prev, cap))
+
+
+_SVG_NS = ' xmlns="http://www.w3.org/2000/svg"'
+_XLINK_NS = ' xmlns:xlink="http://www.w3.org/1999/xlink"'
+_LENGTH = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:px)?\s*")
+
+
+def _drawing_size(el: Tag) -> tuple[str, str]:
+    """A drawing's width and height in CSS pixels, as an `<img>` takes them: its own, else its viewBox's."""
+    width, height = (_LENGTH.fullmatch(attr(el, name)) for name in ("width", "height"))
+    if width and height:
+        return str(round(float(width.group(1)))), str(round(float(height.group(1))))
+    box = attr(el, "viewbox").replace(",", " ").split()
+    if len(box) == 4 and all(_LENGTH.fullmatch(v) for v in box[2:]):
+        w, h = float(box[2]), float(box[3])
+        if width:  # one of them given: the other follows the drawing's proportions
+            return str(round(float(width.group(1)))), str(round(float(width.group(1)) * h / w)) if w else ""
+        if height:
+            return str(round(float(height.group(1)) * w / h)) if h else "", str(round(float(height.group(1))))
+        return str(round(w)), str(round(h))
+    return "", ""
+
+
+def drawing_image(el: Tag) -> Tag | None:
+    """An inline `<svg>` of a feed as an `<img>` of a `data:image/svg+xml` URL, its size kept (issue 29: untrusted
+    SVG is never inlined; a browser runs no script and loads nothing in an image). The drawing is written as nh3
+    gives it back (SVG's camelCase names restored), with its namespaces; None when that is not well-formed XML."""
+    import base64
+    import xml.etree.ElementTree as ET
+
+    from site_builder.importer.sanitize import raw_html
+
+    svg = raw_html(el).replace("&nbsp;", "&#160;")
+    head = svg[: svg.find(">")]
+    if not svg.startswith("<svg"):
+        return None
+    if "xmlns=" not in head:
+        svg = "<svg" + _SVG_NS + svg[4:]
+    if "xlink:" in svg and "xmlns:xlink" not in head:
+        svg = "<svg" + _XLINK_NS + svg[4:]
+    try:
+        ET.fromstring(svg)
+    except ET.ParseError:
+        return None
+    title = el.find("title")
+    img = Tag(name="img")
+    img["src"] = "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    img["alt"] = " ".join((title.get_text(" ") if title else attr(el, "aria-label")).split())
+    width, height = _drawing_size(el)
+    if width and height:
+        img["width"], img["height"] = width, height
+    return img
+
+
+def convert_drawings(doc: Doc) -> None:
+    """Every inline `<svg>` of an entry -> an `<img>` of its drawing (a `data:` URL), or its title if it has none
+    an image can show."""
+    for el in doc.soup.find_all("svg"):
+        if el.parent is None or el.find_parent("svg") is not None:
+            continue  # inside one replaced already
+        img = drawing_image(el)
+        if img is None:
+            doc.warn("an inline <svg> is not well-formed XML; shown as its title")
+            title = el.find("title")
+            el.replace_with(NavigableString(title.get_text(" ") if title else ""))
+        else:
+            el.replace_with(img)

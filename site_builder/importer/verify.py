@@ -43,10 +43,13 @@ def _tags(html: str) -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def kept_as_is(html: str) -> bool:
-    """Whether nh3 keeps every tag and attribute of this raw HTML (a comment is dropped, and harmless). A tag alone
-    (an `html_inline` token) is judged in HTML, SVG and MathML, as nh3 keeps a drawing's `<path>` only in `<svg>`:
-    kept in one of them, its name and every attribute are allowed, which is what keeps script out."""
+    """Whether nh3 keeps every tag and attribute of this raw HTML (a comment is dropped, and harmless), and it
+    holds no `<svg>`. A tag alone (an `html_inline` token) is judged in HTML, SVG and MathML, as nh3 keeps a
+    drawing's `<path>` only in `<svg>`: kept in one of them, its name and every attribute are allowed, which is
+    what keeps script out."""
     names = {name.lower() for name in _NAME.findall(html)}
+    if "svg" in names:
+        return False  # untrusted SVG is never inlined: the importer makes each drawing an image (images.drawing_image)
     for before, after in (("", ""), ("<svg>", "</svg>"), ("<math>", "</math>")):
         wrapped = before + html + after
         if _tags(wrapped) == _tags(clean_html(wrapped, names | {"svg", "math"})):

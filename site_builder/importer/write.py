@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import yaml
 from bs4 import BeautifulSoup
@@ -70,6 +70,9 @@ def _without_dot_segments(path: str) -> str:
     return "/" + "/".join(kept)
 
 
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # what turns text around: spoofs an address
+
+
 def _permalink(link: str) -> str | None:
     """The entry's own path, kept as its permalink: dot segments resolved (`\\` is `/` to a browser), so that the
     page stays inside the site; None when nothing is left but the home page."""
@@ -79,6 +82,7 @@ def _permalink(link: str) -> str | None:
     decoded = unquote(path)
     if decoded.count("/") != path.count("/") or any(ord(c) < 32 or c == "\x7f" for c in decoded):
         decoded = path  # keep an encoded slash (%2F) or a control character encoded
+    decoded = _BIDI.sub(lambda m: quote(m.group()), decoded)  # an address that reads backwards, kept encoded
     decoded = _without_dot_segments(decoded if decoded.startswith("/") else "/" + decoded)
     if not decoded.strip("/") or decoded == "/index.html":
         return None  # a post at the site root would take the home page's place
@@ -100,12 +104,17 @@ def _slug(entry: Entry) -> str:
     return f"post-{entry.index}"
 
 
+_LANG_TAG = re.compile(r"[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*")  # BCP 47's shape: en, pt-BR, zh-Hant-TW
+
+
 def _lang(entry: Entry, feed: Feed, text: str) -> str:
-    """Explicit entry xml:lang; else the feed's language unless the text's script disagrees."""
-    if entry.lang:
+    """Explicit entry xml:lang; else the feed's language unless the text's script disagrees. A language that is no
+    language tag (`en" onmouseover=...`, `../../x`: Pagefind stops on it, and no page gets its index) is not
+    taken."""
+    if entry.lang and _LANG_TAG.fullmatch(entry.lang):
         return entry.lang
     detected = guess_lang(text)
-    if feed.lang:
+    if feed.lang and _LANG_TAG.fullmatch(feed.lang):
         feed_cjk = feed.lang.lower().split("-")[0] in _CJK_LANGS
         if feed_cjk == (detected in _CJK_LANGS):
             return feed.lang

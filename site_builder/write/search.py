@@ -82,14 +82,20 @@ def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] 
     return None
 
 
+# what Pagefind is told of the build's environment: no token (GITHUB_TOKEN...), since a program the build starts
+# can be read by a process a post left running, where the build runs without capabilities (any user but root)
+_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ")
+
+
 def _run(
     command: list[str], started: Callable[[subprocess.Popen[str]], object] | None
 ) -> tuple[subprocess.Popen[str], str, str]:
     """Run Pagefind to its end (killed after TIMEOUT): the process, its output and its errors."""
     import subprocess
 
+    env = {k: v for k, v in os.environ.items() if k in _ENV or k.startswith("LC_")}
     with subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     ) as proc:
         if started is not None:
             started(proc)

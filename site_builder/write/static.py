@@ -3,6 +3,7 @@ themes' static folders."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from site_builder.config import SiteConfig
@@ -25,10 +26,15 @@ def write_static(writer: OutputWriter, config: SiteConfig, theme: Theme, site_ke
         writer.put("robots.txt", content_key(site_key, "robots"), lambda: robots(config))
     styles = config.highlight
     writer.put("css/pygments.css", content_key(site_key, "pygments"), lambda: pygments_css(styles.light, styles.dark))
+    site = os.path.realpath(config.root)
     for rel in sorted(names):
+        where = f"{config.static_dir.rstrip('/')}/{rel}"
         if rel in writer.keys:
-            where = f"{config.static_dir.rstrip('/')}/{rel}"
             raise SiteError(f"{where} would replace /{rel}, which the site makes (rename or move the file)", where)
+        if not Path(os.path.realpath(own / rel)).is_relative_to(site):  # the cache key, ~/.ssh: published
+            raise SiteError(
+                f"{where} is a link to a file outside the site; it is not published (copy the file in)", where
+            )
     if names:
         writer.copy_tree(own)
     for d in theme.dirs:
