@@ -109,8 +109,11 @@ def other_tools(state: StateCore) -> None:
             if not executes:
                 once("code-cell", tok, CODE_CELL_NOT_RUN)
             _code_cell(state, tok, executes)
-        elif tok.type == "fence" and (i in paired or (not tok.info.strip() and _after_python(tokens, i))):
-            # in a post that does not run, named once (an imported blog shows output that way in post after post)
+        elif tok.type == "fence" and (
+            (executes and i in paired) or (not tok.info.strip() and _after_python(tokens, i))
+        ):
+            # a post that does not run is text with code in it (an imported blog shows output as text in post after
+            # post): only a bare block right after python code is taken for an expected output there, named once
             if "phmdoctest" not in read and "run" not in tok.meta:  # not read by a declared convention
                 bare.append(tok)
                 if executes:
