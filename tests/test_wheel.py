@@ -18,6 +18,7 @@ import venv
 from pathlib import Path
 
 import pytest
+import yaml
 from helpers import REPO, wait_for
 
 
@@ -126,6 +127,9 @@ def test_init_build_check_and_serve_from_an_empty_directory(installed: Path, tmp
     assert (site / ".github" / "workflows" / "site.yml").is_file()
     workflow = (site / ".github" / "workflows" / "site.yml").read_text(encoding="utf-8")
     assert "site-builder check --strict" in workflow and "site-builder build --strict" in workflow
+    triggers = yaml.safe_load(workflow)[True]  # YAML 1.1 reads the key `on` as true
+    assert set(triggers) == {"push", "pull_request", "workflow_dispatch", "schedule"}, "code rots between pushes"
+    assert "schedule' && '--rerun'" in workflow, "the weekly run runs every post again"
     # setup-python's `cache: pip` fails a run without a dependency file: the workflow installs from one, pinned
     version = _run(installed / "site-builder", "--version", env=env).split()[-1]
     wheel = f"site_builder-{version}-py3-none-any.whl"  # installed from a wheel, which no index holds: kept in vendor/
