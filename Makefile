@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: build test lint bench import-check clean setup
+.PHONY: build test lint docs bench import-check clean setup
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,posts]'
+	$(PY) -m pip install -q -e '.[test,posts,docs]'
 	$(PY) -m compileall -q site_builder  # bytecode as a wheel install has it, even under PYTHONDONTWRITEBYTECODE
 	touch $(STAMP)
 
@@ -38,7 +38,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check site_builder tests bench
 	$(VENV)/bin/mypy
 
-test: $(STAMP) $(BROWSER) $(AXE) lint
+# the documentation site, into .venv/docs-site: --strict fails on a broken link or a page missing from the nav
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+test: $(STAMP) $(BROWSER) $(AXE) lint docs
 	$(PY) -m pytest -q -n 2 --dist loadfile -m 'not serial' --durations=15  # two at a time, a file to a worker
 	$(PY) -m pytest -q -m serial --durations=5  # the tests that time what they wait for, alone
 

@@ -1,27 +1,13 @@
-"""Keys are declared once (config/schema.py): unknown ones are warnings at their line with a suggestion, the README
-tables are the declaration's, and --strict turns the warnings into a failed build that leaves the output alone."""
+"""Keys are declared once (config/schema.py): unknown ones are warnings at their line with a suggestion (the docs'
+tables are the declaration's: tests/test_docs.py), and --strict turns the warnings into a failed build that leaves the output alone."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from helpers import make_site, run_cli, write_post
 
-from site_builder.config.schema import readme_tables
-
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def test_readme_tables_are_the_declaration():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = readme.index("<!-- keys: start -->\n"), readme.index("<!-- keys: end -->")
-    assert readme[start + len("<!-- keys: start -->\n") : end].strip() == readme_tables().strip()
-    printed = subprocess.run(
-        [sys.executable, "-m", "site_builder.config.schema"], capture_output=True, text=True, check=True
-    ).stdout
-    assert printed.strip() == readme_tables().strip()
 
 
 def write_site(tmp_path: Path) -> Path:

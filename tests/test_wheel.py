@@ -12,11 +12,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import urllib.request
 import venv
 from pathlib import Path
 
 import pytest
+import yaml
 from helpers import REPO, wait_for
 
 
@@ -34,21 +36,69 @@ def _clean_env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The bin/ folder of a new virtualenv with the freshly built wheel (and its dependencies) installed."""
-    work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"  # a copy of what the wheel is made of: setuptools builds in the tree it is given (a
+def dist(tmp_path_factory) -> Path:
+    """The sdist and the wheel as `python -m build` makes them for a release: the wheel is built from the sdist,
+    so a file the sdist lacks is missing from the wheel too."""
+    work = tmp_path_factory.mktemp("dist")
+    source = work / "source"  # a copy of what the release is made of: setuptools builds in the tree it is given (a
     # build/ folder there, whose stale modules a later wheel would carry, and which ruff takes for a package)
     shutil.copytree(REPO / "site_builder", source / "site_builder", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md", "MANIFEST.in"):
         shutil.copy(REPO / name, source / name)
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", source, cwd=work)
-    wheels = list((work / "dist").glob("site_builder-*.whl"))
+    _run(sys.executable, "-m", "build", "--outdir", work / "dist", source, cwd=work)
+    return work / "dist"
+
+
+@pytest.fixture(scope="module")
+def installed(dist: Path, tmp_path_factory) -> Path:
+    """The bin/ folder of a new virtualenv with the release's wheel (and its dependencies) installed."""
+    wheels = list(dist.glob("site_builder-*.whl"))
     assert len(wheels) == 1, wheels
+    work = tmp_path_factory.mktemp("wheel")
     venv.EnvBuilder(with_pip=True).create(work / "venv")
     bin_dir = work / "venv" / "bin"
     _run(bin_dir / "python", "-m", "pip", "install", "-q", wheels[0], cwd=work, env=_clean_env())
     return bin_dir
+
+
+def _fresh_venv(where: Path) -> Path:
+    venv.EnvBuilder(with_pip=True).create(where)
+    return where / "bin"
+
+
+def test_the_release_passes_twine_and_its_sdist_installs_with_the_theme(dist: Path, tmp_path: Path) -> None:
+    """What an index shows and what `pip install` of the sdist gets: metadata that renders, and the package data."""
+    files = sorted(dist.iterdir())
+    assert {f.name for f in files} == {
+        f"site_builder-{_version()}-py3-none-any.whl",
+        f"site_builder-{_version()}.tar.gz",
+    }
+    _run(sys.executable, "-m", "twine", "check", "--strict", *files, cwd=tmp_path)
+    sdist = next(f for f in files if f.suffix == ".gz")
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+    for needed in ("themes/default/templates/base.html", "starter/github/site.yml", "server/livereload.js"):
+        assert any(n.endswith("site_builder/" + needed) for n in names), f"{needed} is not in the sdist"
+    assert any(n.endswith("/CHANGELOG.md") for n in names)
+    bin_dir = _fresh_venv(tmp_path / "venv")
+    _run(bin_dir / "python", "-m", "pip", "install", "-q", "--no-deps", sdist, cwd=tmp_path, env=_clean_env())
+    out = _run(bin_dir / "python", "-c", _LIST_FILES, cwd=tmp_path, env=_clean_env())
+    version, *installed_files = out.splitlines()
+    assert version == _version()
+    assert any(f.endswith("themes/default/static/css/site.css") for f in installed_files)
+
+
+_LIST_FILES = (
+    "import importlib.metadata as m; print(m.version('site-builder')); "
+    "print('\\n'.join(str(f) for f in m.files('site-builder')))"
+)
+
+
+def _version() -> str:
+    text = (REPO / "site_builder" / "__init__.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"$', text, re.M)
+    assert found, "site_builder/__init__.py defines __version__, the one place the version is"
+    return found.group(1)
 
 
 def test_the_wheel_carries_the_theme_and_scripts_and_a_license(installed: Path) -> None:
@@ -77,10 +127,15 @@ def test_init_build_check_and_serve_from_an_empty_directory(installed: Path, tmp
     assert (site / ".github" / "workflows" / "site.yml").is_file()
     workflow = (site / ".github" / "workflows" / "site.yml").read_text(encoding="utf-8")
     assert "site-builder check --strict" in workflow and "site-builder build --strict" in workflow
+    triggers = yaml.safe_load(workflow)[True]  # YAML 1.1 reads the key `on` as true
+    assert set(triggers) == {"push", "pull_request", "workflow_dispatch", "schedule"}, "code rots between pushes"
+    assert "schedule' && '--rerun'" in workflow, "the weekly run runs every post again"
     # setup-python's `cache: pip` fails a run without a dependency file: the workflow installs from one, pinned
     version = _run(installed / "site-builder", "--version", env=env).split()[-1]
-    wanted = [line for line in (site / "requirements.txt").read_text(encoding="utf-8").splitlines() if line[:1] != "#"]
-    assert wanted == [f"site-builder=={version}"], wanted
+    wheel = f"site_builder-{version}-py3-none-any.whl"  # installed from a wheel, which no index holds: kept in vendor/
+    assert _requirements(site) == [f"./vendor/{wheel}"]
+    assert (site / "vendor" / wheel).is_file()
+    assert _installs_from_requirements(site, tmp_path / "ci") == version  # as the workflow's `pip install -r`
     assert "pip install -r requirements.txt" in workflow and "cache-dependency-path: requirements.txt" in workflow
     _run(installed / "site-builder", "build", "--strict", cwd=site, env=env)  # as the starter workflow runs them
     page = (site / "output" / "blog").rglob("index.html")
@@ -114,3 +169,52 @@ def _serve_and_fetch(installed: Path, site: Path, env: dict[str, str]) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
+
+
+def _requirements(site: Path) -> list[str]:
+    return [line for line in (site / "requirements.txt").read_text(encoding="utf-8").splitlines() if line[:1] != "#"]
+
+
+def _installs_from_requirements(site: Path, where: Path) -> str:
+    """`pip install -r requirements.txt` in the site's folder, into a fresh venv (site-builder alone: its
+    dependencies come from an index as usual); the version of site-builder it installed."""
+    bin_dir = _fresh_venv(where)
+    _run(
+        bin_dir / "python",
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-deps",
+        "-r",
+        "requirements.txt",
+        cwd=site,
+        env=_clean_env(),
+    )
+    return _run(bin_dir / "python", "-c", _LIST_FILES, cwd=site, env=_clean_env()).splitlines()[0]
+
+
+def test_init_from_a_repository_pins_its_commit(installed: Path, tmp_path: Path) -> None:
+    """site-builder installed from a git repository: the new site's requirements name that repository at that
+    commit, and they install."""
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO / "site_builder", repo / "site_builder", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, repo / name)
+    git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    _run("git", "init", "-q", repo)
+    _run(*git, "add", ".")
+    _run(*git, "commit", "-q", "-m", "release")
+    commit = _run(*git, "rev-parse", "HEAD").strip()
+    bin_dir = _fresh_venv(tmp_path / "venv")
+    _run(bin_dir / "python", "-m", "pip", "install", "-q", "--no-deps", f"git+file://{repo}@{commit}", env=_clean_env())
+    # its dependencies from the wheel's venv (already installed there), after its own site-packages
+    packages = next((installed.parent / "lib").glob("python3*/site-packages"))
+    own = next((tmp_path / "venv" / "lib").glob("python3*/site-packages"))
+    (own / "deps.pth").write_text(str(packages) + "\n", encoding="utf-8")
+    site = tmp_path / "blog"
+    _run(bin_dir / "site-builder", "init", site, cwd=tmp_path, env=_clean_env())
+    # written with a host, which every pip reads (pip before 23.3 refuses file:/// in a requirement)
+    assert _requirements(site) == [f"site-builder @ git+file://localhost{repo}@{commit}"]
+    assert not (site / "vendor").exists()
+    assert _installs_from_requirements(site, tmp_path / "ci") == _version()

@@ -127,7 +127,7 @@ FRONT_MATTER_KEYS = (
 )
 
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
-# and not used, so that a moved blog builds quietly; the README lists them
+# and not used, so that a moved blog builds quietly; the configuration reference lists them
 FOREIGN_FRONT_MATTER = frozenset(
     [
         "layout",
@@ -195,7 +195,7 @@ TABLES = {
 
 
 def readme_tables() -> str:
-    """The README's reference section, between its `<!-- keys -->` markers."""
+    """The configuration reference (docs/reference/configuration.md, between its `<!-- keys -->` markers)."""
     parts = []
     for title, keys in TABLES.items():
         parts += [f"**{title}**", "", table(keys), ""]

@@ -10,6 +10,7 @@ from pathlib import Path
 from site_builder import __version__
 from site_builder.config import Language
 from site_builder.errors import SiteError
+from site_builder.starter.requirement import direct_url, requirement_for
 
 
 @dataclass
@@ -55,6 +56,9 @@ def init_site(target: Path, langs: list[str], title: str | None = None) -> list[
         "languages": _languages_block(langs),
         "version": __version__,
     }
+    target.mkdir(parents=True, exist_ok=True)
+    requirement = requirement_for(target, __version__, direct_url())
+    values["requirement"] = requirement.line
     starter = resources.files("site_builder") / "starter"
     written = []
     for item in STARTERS:
@@ -67,7 +71,7 @@ def init_site(target: Path, langs: list[str], title: str | None = None) -> list[
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    return written
+    return written + requirement.written
 
 
 def _languages_block(langs: list[str]) -> str:
