@@ -25,7 +25,7 @@ KINDS = (  # in this order: `{{% notice %}}` holds `{% notice %}`
     ),
     ("kramdown attribute list", re.compile(r"\{::?\s*[.#A-Za-z_][^{}\n]*\}")),
 )
-SEE = "see Moving from Jekyll, Hugo or Pelican in the README"
+SEE = "see the docs, Moving your blog: From Jekyll, Hugo or Pelican source"
 _TEXT = ("text", "text_special")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)  # kept out of the page: where an importer leaves what it cannot convert
 

@@ -157,7 +157,7 @@ def test_template_code_left_as_text_is_a_warning_at_its_line(tmp_path):
         ("{{%", "Hugo shortcode"),
         ("{:", "kramdown attribute list"),
     ]
-    assert "see Moving from Jekyll, Hugo or Pelican" in proc.stderr
+    assert "see the docs, Moving your blog: From Jekyll, Hugo or Pelican source" in proc.stderr
     assert build(root, "--strict").returncode == 1
 
 
