@@ -88,7 +88,7 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "23"  # 21: untrusted SVG as an <img>; 22: bare TeX environments; 23: warnings in parts, CSS badges
+RENDER_VERSION = "24"  # 22: bare TeX environments; 23: warnings in parts, CSS badges; 24: task lists, SVG, eqnarray
 
 
 @dataclass
