@@ -340,3 +340,26 @@ def test_liquid_loop_inside_html_keeps_the_html_block_whole(tmp_path):
     page = next((new / "output").rglob("s.html")).read_text(encoding="utf-8")
     assert "<pre" not in page and "<p>After the slides.</p>" in page
     assert "{% assign" not in page.replace("<!-- not converted:", "").split("-->")[-1]
+
+
+def test_link_to_a_site_file_config_values_and_a_home_page_at_slash(tmp_path):
+    """minima starters write `{{ site.base_url }}{% link /assets/x.png %}` (a config value as a base path, and
+    Jekyll's link to any file of the site), `{{ site.x }}` of their own config, and a front page at `permalink: /`."""
+    body = '<img src="{{ site.base_url }}{% link /assets/imgs/a.png %}" width="80%">\n\nBy {{ site.author_name }}.\n'
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nbase_url: /proj\nauthor_name: Ann Lee\n",
+        {
+            "_posts/2020-01-02-a.md": f"---\ntitle: a\n---\n{body}",
+            "assets/imgs/a.png": "png",
+            "_pages/front.md": "---\npermalink: /\nlayout: home\n---\nWelcome, this is my blog.\n",
+        },
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert '<img src="/assets/imgs/a.png" width="80%">' in text and "By Ann Lee." in text
+    assert (new / "static/assets/imgs/a.png").read_text(encoding="utf-8") == "png"
+    assert "warning" not in proc.stderr, proc.stderr
+    assert "pages not imported" in proc.stdout and "_pages/front.md" in proc.stdout  # the home page: not `//`
+    assert not (new / "content/pages").is_dir() or not list((new / "content/pages").iterdir())

@@ -243,10 +243,15 @@ def read(old: Path, config: Path) -> SourceSite:
         urls.add(doc.rel, url)
         urls.add(doc.origin.stem, url)
         urls.add(doc.rel.split("_posts/", 1)[-1].rsplit(".", 1)[0], url)
+    for path in files:  # `{% link %}` names any file of the site: a static file is published at its path
+        rel = _rel(path, root)
+        if path.suffix.lower() not in MARKDOWN and not any(p.startswith("_") for p in rel.split("/")):
+            urls.add(rel, "/" + rel)
+    values = {f"site.{k}": str(v) for k, v in site.config.items() if isinstance(v, str | int | float)}
     found: list[SourceFile] = []
     resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"))
     for doc in docs + pages:
-        problems += apply_rules(doc, rules, urls)
+        problems += apply_rules(doc, rules, urls, values)
         missing: list[str] = []
         found += assets.collect(doc, resolve, missing)
         if missing:
