@@ -130,6 +130,7 @@ _MATHJAX_USE = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isal
 _EQNARRAY = re.compile(r"\\begin\{eqnarray(\*?)\}(.*?)\\end\{eqnarray\1\}", re.S)
 _ROWS = re.compile(r"(\\\\(?:\[[^\]]*\])?)")  # `\\` ending a row, with its optional `[2pt]`
 _AMP = re.compile(r"(?<!\\)&")
+_PRIME_SCRIPT = re.compile(r"([\^_])[ \t]*([′″‴⁗]+)")  # `x^′`: MathJax reads the prime as the script's body
 
 
 def prepare_tex(tex: str) -> str:
@@ -139,7 +140,9 @@ def prepare_tex(tex: str) -> str:
     shown as `\\eqref` (the number, in parentheses); `\\substack{a \\\\ b}` becomes a `subarray`; `_`, `&` and
     `#` in `\\text{}` are the characters themselves; size switches (`\\small`) are left out; MathJax's `split`
     is an `aligned`, `eqnarray` an `align` (its rows numbered, `a &=& b` as `a &= b`), `\\mbox` a `\\text`,
-    `\\thicksim` a `\\sim`, `\\TeX` and `\\LaTeX` their names."""
+    `\\thicksim` a `\\sim`, `\\TeX` and `\\LaTeX` their names; a Unicode prime as a script (`x^′`) in braces."""
+    if not tex.isascii():
+        tex = _PRIME_SCRIPT.sub(r"\1{\2}", tex)
     if "\\" not in tex:
         return tex
     if "eqnarray" in tex:

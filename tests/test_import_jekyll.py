@@ -363,3 +363,27 @@ def test_link_to_a_site_file_config_values_and_a_home_page_at_slash(tmp_path):
     assert "warning" not in proc.stderr, proc.stderr
     assert "pages not imported" in proc.stdout and "_pages/front.md" in proc.stdout  # the home page: not `//`
     assert not (new / "content/pages").is_dir() or not list((new / "content/pages").iterdir())
+
+
+def test_chirpy_prompts_in_list_items_after_paragraphs_and_polyglot_redirects(tmp_path):
+    """Chirpy (kramdown's GFM input): a prompt in a list item, indented; a quote right after a paragraph (GFM ends
+    the paragraph there) with lazy lines; a polyglot language's redirect_from under /LANG/, as polyglot wrote it."""
+    body = (
+        "- **Pins:**\n    Pip pins versions.\n    > `pip install numpy==1.21`\n    {: .prompt-tip}\n\n"
+        "Find the amount.\n> $$\\begin{aligned}\na &= b \\\\\n&= c\n> \\end{aligned}$$\n{: .prompt-info }\n"
+    )
+    post = f"---\ntitle: a\nredirect_from: /posts/old-a/\n---\n{body}"
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nlanguages: [en, ko]\ndefault_lang: en\n",
+        {"_posts/en/2020-01-02-a.md": post, "_posts/ko/2020-01-02-a.md": post},
+    )
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/ko/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert "    Pip pins versions.\n    ::: tip\n    `pip install numpy==1.21`\n    :::" in text
+    assert "Find the amount.\n::: note\n" in text and "&= c\n\\end{aligned}$$\n\n:::" in text and "\n>" not in text
+    assert front(new / "content/posts/ko/2020-01-02-a.md")["aliases"] == ["/ko/posts/old-a/"]
+    assert front(new / "content/posts/en/2020-01-02-a.md")["aliases"] == ["/posts/old-a/"]
+    build = run_cli("build", cwd=new, check=True)
+    assert "prompt" not in build.stderr

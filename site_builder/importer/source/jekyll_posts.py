@@ -119,6 +119,8 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
     aliases = meta.get("redirect_from")
     if aliases:
         ours["aliases"] = [aliases] if isinstance(aliases, str) else [str(a) for a in aliases]
+        if site.languages and lang != site.default_lang:  # polyglot writes a language's redirect pages under /LANG/
+            ours["aliases"] = [f"/{lang}{a}" if a.startswith("/") else a for a in ours["aliases"]]
     if meta.get("hidden") is True:
         ours["hidden"] = True
     if draft_folder or meta.get("published") is False:
