@@ -30,7 +30,7 @@ def site(tmp_path_factory) -> Path:
     root = make_site(tmp_path_factory.mktemp("blogs") / "site", CONFIG)
     post = write_post(
         root,
-        "tasks.md",
+        "tasks/index.md",  # a page bundle: named by its folder
         f"title: '{TITLE}'\ndate: 2024-03-05",
         "- [x] written\n- [ ] checked\n- plain item\n\n![A teal box](fig.svg)\n",
     )
