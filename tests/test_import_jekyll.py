@@ -387,3 +387,18 @@ def test_chirpy_prompts_in_list_items_after_paragraphs_and_polyglot_redirects(tm
     assert front(new / "content/posts/en/2020-01-02-a.md")["aliases"] == ["/posts/old-a/"]
     build = run_cli("build", cwd=new, check=True)
     assert "prompt" not in build.stderr
+
+
+def test_config_exclude_leaves_folders_and_files_out(tmp_path):
+    """Minimal Mistakes' own repository keeps its demo posts in test/_posts and docs/, excluded by its
+    _config.yml (`exclude: [/docs, /test]`): Jekyll does not build them, nor does the import."""
+    post = "---\ntitle: a\n---\nx\n"
+    old = jekyll_site(
+        tmp_path / "old",
+        'title: T\nexclude:\n  - /test\n  - docs\n  - "*.sublime-project"\n',
+        {"_posts/2020-01-02-a.md": post, "test/_posts/2010-01-02-demo.md": post, "docs/_docs/01-x.md": post},
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "imported 1 posts" in proc.stdout
+    assert [p.name for p in (new / "content").rglob("*.md")] == ["2020-01-02-a.md"]

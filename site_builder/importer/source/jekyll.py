@@ -12,6 +12,7 @@ tabs by `order`, minima's `header_pages`, Minimal Mistakes' `_data/navigation.ym
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from datetime import timezone, tzinfo
@@ -86,11 +87,20 @@ def _site(config: dict[str, Any], root: Path) -> JekyllSite:
     return JekyllSite(config, _zone(config), default, languages if len(languages) > 1 else ())
 
 
-def _walk(root: Path) -> list[Path]:
+def _walk(root: Path, exclude: object = None) -> list[Path]:
+    """The site's files, without what its `exclude:` leaves out (Jekyll's EntryFilter: a path from the site's
+    root, `/docs` or `docs`, or a glob, `*.sublime-project`; a folder with everything in it)."""
+    patterns = [str(p).strip().strip("/") for p in exclude if str(p).strip("/ ")] if isinstance(exclude, list) else []
+
+    def excluded(rel: str) -> bool:
+        return any(rel == p or fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], p) for p in patterns)
+
     out = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        out += [Path(folder) / f for f in sorted(files)]
+        base = Path(folder).relative_to(root).as_posix()
+        prefix = "" if base == "." else base + "/"
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not excluded(prefix + d))
+        out += [Path(folder) / f for f in sorted(files) if not excluded(prefix + f)]
     return out
 
 
@@ -220,7 +230,7 @@ def read(old: Path, config: Path) -> SourceSite:
     site = _site(settings_data, root)
     rules = _rules(site, root)
     problems: list[ImportProblem] = []
-    files = _walk(root)
+    files = _walk(root, settings_data.get("exclude"))
     docs = _docs(site, root, files, problems)
     pages: list[SourceDoc] = []
     skipped: list[str] = []
