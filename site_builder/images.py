@@ -44,7 +44,7 @@ class ImageInfo:
     stamp: tuple[Any, ...]  # (st_mtime_ns, st_size) of the source
     width: int  # as displayed, i.e. after EXIF orientation
     height: int
-    format: str  # Pillow's format name: "JPEG", "MPO", "PNG", "GIF", "WEBP", "AVIF", "BMP"
+    format: str  # Pillow's format name: "JPEG", "MPO", "PNG", "GIF", "WEBP", "AVIF", "BMP"; "SVG" (svgimage.py)
     widths: tuple[int, ...]  # variant widths to make
     clean: bool  # the original can be published byte for byte (no EXIF/XMP GPS, orientation absent or 1)
 

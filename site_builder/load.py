@@ -230,8 +230,11 @@ def _tags(front: FrontMatter, rel: str, key: str = "tags") -> list[str]:
 
 
 def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tuple[str, str]:
-    """(file name without its language suffix, the post's language)."""
+    """(file name without its language suffix, the post's language); a page bundle's `index.md` is named by its
+    folder (`trip/index.md` is `trip`, as in Hugo)."""
     stem, suffix_lang = split_lang_suffix(path.stem, cfg)
+    if stem == "index" and path.parent not in (cfg.posts_path, cfg.pages_path):
+        stem = path.parent.name
     declared = front.meta.get("lang")
     if suffix_lang and declared and str(declared) != suffix_lang:
         raise SiteError(

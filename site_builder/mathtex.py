@@ -117,6 +117,20 @@ _REF = re.compile(r"\\(label|eqref|ref)\s*\{([^{}]*)\}")
 _SUBSTACK = re.compile(r"\\substack\s*\{")
 _SIZE = re.compile(r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge)(?![A-Za-z])\s*")
 _TEXT_SPECIAL = re.compile(r"(?<!\\)([_&]|#(?!\d))")  # literal in MathJax's text mode, commands in math-core's
+# what MathJax reads and math-core does not, as the same layout in what it reads
+_MATHJAX = {
+    r"\begin{split}": r"\begin{aligned}",
+    r"\end{split}": r"\end{aligned}",
+    r"\mbox{": r"\text{",
+    r"\thicksim": r"\sim",
+    r"\TeX": r"\text{TeX}",
+    r"\LaTeX": r"\text{LaTeX}",
+}
+_MATHJAX_USE = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in _MATHJAX))
+_EQNARRAY = re.compile(r"\\begin\{eqnarray(\*?)\}(.*?)\\end\{eqnarray\1\}", re.S)
+_ROWS = re.compile(r"(\\\\(?:\[[^\]]*\])?)")  # `\\` ending a row, with its optional `[2pt]`
+_AMP = re.compile(r"(?<!\\)&")
+_PRIME_SCRIPT = re.compile(r"([\^_])[ \t]*([′″‴⁗]+)")  # `x^′`: MathJax reads the prime as the script's body
 
 
 def prepare_tex(tex: str) -> str:
@@ -124,9 +138,16 @@ def prepare_tex(tex: str) -> str:
     `$..$` inside `\\text{}` (math in text mode) is closed and reopened around the math; labels and references
     keep only characters math-core accepts (`eq:one_two` -> `eq:one-two`, the same in both); `\\ref` is
     shown as `\\eqref` (the number, in parentheses); `\\substack{a \\\\ b}` becomes a `subarray`; `_`, `&` and
-    `#` in `\\text{}` are the characters themselves; size switches (`\\small`) are left out."""
+    `#` in `\\text{}` are the characters themselves; size switches (`\\small`) are left out; MathJax's `split`
+    is an `aligned`, `eqnarray` an `align` (its rows numbered, `a &=& b` as `a &= b`), `\\mbox` a `\\text`,
+    `\\thicksim` a `\\sim`, `\\TeX` and `\\LaTeX` their names; a Unicode prime as a script (`x^′`) in braces."""
+    if not tex.isascii():
+        tex = _PRIME_SCRIPT.sub(r"\1{\2}", tex)
     if "\\" not in tex:
         return tex
+    if "eqnarray" in tex:
+        tex = _EQNARRAY.sub(_eqnarray, tex)
+    tex = _MATHJAX_USE.sub(lambda m: _MATHJAX[m.group(0)], tex)
     if "$" in tex:
         tex = _rewrite_groups(tex, _TEXT, _math_in_text)
     if "\\label" in tex or "ref" in tex:
@@ -136,6 +157,17 @@ def prepare_tex(tex: str) -> str:
     if "\\text" in tex or "\\mbox" in tex:
         tex = _rewrite_groups(tex, _TEXT, lambda opening, body: opening + _TEXT_SPECIAL.sub(r"\\\1", body) + "}")
     return _SIZE.sub("", tex)
+
+
+def _eqnarray(m: re.Match[str]) -> str:
+    """`eqnarray` as `align` (numbered the same, row by row): its three columns `a &=& b` are align's two, the
+    relation starting the second (`a &= b`); a row with other than two `&` is left as it is."""
+    rows = _ROWS.split(m[2])
+    for i in range(0, len(rows), 2):
+        amps = list(_AMP.finditer(rows[i]))
+        if len(amps) == 2:
+            rows[i] = rows[i][: amps[1].start()] + rows[i][amps[1].end() :]
+    return f"\\begin{{align{m[1]}}}{''.join(rows)}\\end{{align{m[1]}}}"
 
 
 def _rewrite_groups(tex: str, opening: re.Pattern[str], rewrite: Callable[[str, str], str]) -> str:

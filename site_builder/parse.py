@@ -16,6 +16,7 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
 
 from site_builder.admonitions import admonitions_plugin
 from site_builder.conventions import read_conventions
@@ -261,11 +262,12 @@ def _headerless_tables(state: StateCore) -> None:
 
 @cache
 def make_parser() -> MarkdownIt:
-    """The Markdown dialect of a post: CommonMark + tables, footnotes, math, anchors, containers."""
+    """The Markdown dialect of a post: CommonMark + tables, footnotes, task lists, math, anchors, containers."""
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(deflist_plugin)
+    md.use(tasklists_plugin, label=True)  # GFM's `- [x] done`: a disabled checkbox, its item's text its label
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
     md.use(math_syntax_plugin)
     md.use(

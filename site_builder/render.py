@@ -18,10 +18,11 @@ from site_builder.codeblocks import FenceHook, exec_fence_hook, fence_html, high
 from site_builder.errors import SiteWarning
 from site_builder.excerpt import excerpt_parts
 from site_builder.fences import fence_info
-from site_builder.images import ImageError, probe, resolves_inside, variant_outputs
+from site_builder.images import ImageError, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
 from site_builder.models import RENDER_VERSION, ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import make_parser, parse_post
+from site_builder.svgimage import probe_image
 from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
@@ -105,15 +106,14 @@ class PostRenderer(RendererHTML):
             img = f'<img src="{escape(src)}" alt="{escape(alt)}"{title_attr} loading="{loading}" decoding="async">'
             href, data = escape(src), ""
         else:
-            url, use, (width, height) = local.url, local.use, local.size
-            srcset = ", ".join(f"/{quote(rel)} {w}w" for rel, w in variant_outputs(use.out, use.widths))
-            sizes = "(min-width: 46rem) 22rem, 100vw" if in_gallery else "(min-width: 46rem) 46rem, 100vw"
-            img = (
-                f'<picture><source type="image/webp" srcset="{escape(srcset)}" sizes="{sizes}">'
-                f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr} width="{width}" height="{height}" '
-                f'loading="{loading}" decoding="async"></picture>'
-            )
-            href, data = escape(url), f' data-srcset="{escape(srcset)}"'
+            url, (width, height) = local.url, local.size
+            if not local.use.widths:  # an SVG: the file itself, no variants; its size when it says one
+                size = f' width="{width}" height="{height}"' if width and height else ""
+                img = f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr}{size} loading="{loading}" '
+                img += 'decoding="async">'
+                href, data = escape(url), ""
+            else:
+                img, href, data = _picture(local, alt, title_attr, loading, bool(in_gallery))
         if not tok.meta.get("figure"):
             return img
         caption = f"<figcaption>{escape(alt)}</figcaption>" if alt else ""
@@ -165,6 +165,20 @@ def _photo_label(alt: str, env: EnvType) -> str:
     post: Post | None = env.get("post")
     word = "照片" if post is not None and post.lang.startswith("zh") else "Photo"
     return "" if alt else f' aria-label="{word} {n}"'
+
+
+def _picture(local: LocalImage, alt: str, title_attr: str, loading: str, in_gallery: bool) -> tuple[str, str, str]:
+    """A raster image as a `<picture>` of its WebP variants, with the original as the `<img>`: (HTML, link, data)."""
+    url, use, (width, height) = local.url, local.use, local.size
+    srcset = ", ".join(f"/{quote(rel)} {w}w" for rel, w in variant_outputs(use.out, use.widths))
+    sizes = "(min-width: 46rem) 22rem, 100vw" if in_gallery else "(min-width: 46rem) 46rem, 100vw"
+    img = (
+        f'<picture><source type="image/webp" srcset="{escape(srcset)}" sizes="{sizes}">'
+        f'<img src="{escape(url)}" alt="{escape(alt)}"{title_attr} width="{width}" height="{height}" '
+        f'loading="{loading}" decoding="async"></picture>'
+    )
+    href, data = escape(url), f' data-srcset="{escape(srcset)}"'
+    return img, href, data
 
 
 @dataclass
@@ -230,7 +244,7 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
     if not resolves_inside(path, content):
         raise BadImage(f"image {src!r} is a link to a file outside content/", path)
     try:
-        info = probe(path)
+        info = probe_image(path)
     except ImageError as exc:
         where = os.path.relpath(path, content.parent)
         raise BadImage(f"image {src!r}: {exc} ({where})", path) from None

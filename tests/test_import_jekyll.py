@@ -259,7 +259,7 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
     assert "Captured **text**." in text and "Write {% raw." in text and "Date: November 25, 2024." in text
     assert "::: warning\nMind **this**.\n:::" in text
     assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
-    assert "\\begin{aligned}\na &= b \\text{ and } c \\sim d" in text  # MathJax's split, \\mbox, \\thicksim
+    assert "\\begin{split}\na &= b \\mbox{ and } c \\thicksim d" in text  # kept: the build reads MathJax's TeX
     assert (
         "Bare:\n\n$$\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\n$$\n\nso" in text
     )  # MathJax's bare environment
@@ -321,7 +321,7 @@ def test_a_figure_whose_path_is_a_liquid_variable_is_not_guessed(tmp_path):
         in proc.stderr
     )
     text = (new / "content/posts/2020-01-02-f.md").read_text(encoding="utf-8")
-    assert "/callout_content" not in text and "\\begin{array}{rcl}\na &=& b\n\\end{array}" in text
+    assert "/callout_content" not in text and "\\begin{eqnarray*}\na &=& b\n\\end{eqnarray*}" in text
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
 
@@ -359,3 +359,65 @@ def test_polyglot_redirects_are_under_each_languages_prefix(tmp_path):
     for path, target in (("old", "https://ex.org/posts/a/"), ("ko/old", "https://ex.org/ko/posts/a/")):
         html = (new / "output" / path / "index.html").read_text(encoding="utf-8")
         assert f'<link rel="canonical" href="{target}">' in html
+
+
+def test_link_to_a_site_file_config_values_and_a_home_page_at_slash(tmp_path):
+    """minima starters write `{{ site.base_url }}{% link /assets/x.png %}` (a config value as a base path, and
+    Jekyll's link to any file of the site), `{{ site.x }}` of their own config, and a front page at `permalink: /`."""
+    body = '<img src="{{ site.base_url }}{% link /assets/imgs/a.png %}" width="80%">\n\nBy {{ site.author_name }}.\n'
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nbase_url: /proj\nauthor_name: Ann Lee\n",
+        {
+            "_posts/2020-01-02-a.md": f"---\ntitle: a\n---\n{body}",
+            "assets/imgs/a.png": "png",
+            "_pages/front.md": "---\npermalink: /\nlayout: home\n---\nWelcome, this is my blog.\n",
+        },
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert '<img src="/assets/imgs/a.png" width="80%">' in text and "By Ann Lee." in text
+    assert (new / "static/assets/imgs/a.png").read_text(encoding="utf-8") == "png"
+    assert "warning" not in proc.stderr, proc.stderr
+    assert "pages not imported" in proc.stdout and "_pages/front.md" in proc.stdout  # the home page: not `//`
+    assert not (new / "content/pages").is_dir() or not list((new / "content/pages").iterdir())
+
+
+def test_chirpy_prompts_in_list_items_after_paragraphs_and_polyglot_redirects(tmp_path):
+    """Chirpy (kramdown's GFM input): a prompt in a list item, indented; a quote right after a paragraph (GFM ends
+    the paragraph there) with lazy lines; a polyglot language's redirect_from under /LANG/, as polyglot wrote it."""
+    body = (
+        "- **Pins:**\n    Pip pins versions.\n    > `pip install numpy==1.21`\n    {: .prompt-tip}\n\n"
+        "Find the amount.\n> $$\\begin{aligned}\na &= b \\\\\n&= c\n> \\end{aligned}$$\n{: .prompt-info }\n"
+    )
+    post = f"---\ntitle: a\nredirect_from: /posts/old-a/\n---\n{body}"
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nlanguages: [en, ko]\ndefault_lang: en\n",
+        {"_posts/en/2020-01-02-a.md": post, "_posts/ko/2020-01-02-a.md": post},
+    )
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/ko/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert "    Pip pins versions.\n    ::: tip\n    `pip install numpy==1.21`\n    :::" in text
+    assert "Find the amount.\n::: note\n" in text and "&= c\n\\end{aligned}$$\n\n:::" in text and "\n>" not in text
+    assert front(new / "content/posts/ko/2020-01-02-a.md")["aliases"] == ["/ko/posts/old-a/"]
+    assert front(new / "content/posts/en/2020-01-02-a.md")["aliases"] == ["/posts/old-a/"]
+    build = run_cli("build", cwd=new, check=True)
+    assert "prompt" not in build.stderr
+
+
+def test_config_exclude_leaves_folders_and_files_out(tmp_path):
+    """Minimal Mistakes' own repository keeps its demo posts in test/_posts and docs/, excluded by its
+    _config.yml (`exclude: [/docs, /test]`): Jekyll does not build them, nor does the import."""
+    post = "---\ntitle: a\n---\nx\n"
+    old = jekyll_site(
+        tmp_path / "old",
+        'title: T\nexclude:\n  - /test\n  - docs\n  - "*.sublime-project"\n',
+        {"_posts/2020-01-02-a.md": post, "test/_posts/2010-01-02-demo.md": post, "docs/_docs/01-x.md": post},
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    assert "imported 1 posts" in proc.stdout
+    assert [p.name for p in (new / "content").rglob("*.md")] == ["2020-01-02-a.md"]

@@ -29,6 +29,12 @@ CASES = {
         "$$P_6$$ is made by a conv on top of $$C_5$$.",
         ["P", "6", "C", "5"],
     ),
+    # MathJax reads these and math-core does not (Jekyll and Hugo blogs written for MathJax)
+    "mathjax-only-commands": (
+        "$$\\begin{eqnarray}a &=& b \\label{e1} \\\\ c &\\le& d\\end{eqnarray}$$\n\n"
+        "$$\\begin{split} x &= y \\mbox{ if } z \\thicksim w \\end{split}$$ and $\\TeX$, see $\\eqref{e1}$ at $x_1^′$.",
+        ["(1)", "(2)", "if", "∼", "TeX", "′"],
+    ),
     # gwgundersen.github.io writes these: a `$` inside braces does not end the formula
     "dollar-inside-braces-inline": ("Let $F = \\{f : \\text{$f$ is smooth}\\}$ be the class.", ["is smooth", "f"]),
 }

@@ -16,12 +16,13 @@ from site_builder.images import (
     IMAGE_VERSION,
     ImageError,
     ImageInfo,
-    probe,
+    Processed,
     process_all,
     resolves_inside,
     variant_outputs,
 )
 from site_builder.models import ImageUse, Rendered
+from site_builder.svgimage import SVG, probe_image
 from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
 from site_builder.write.output import OutputWriter
@@ -112,10 +113,13 @@ def publish_images(
     if not todo:
         return 0
     infos = [_probe_again(job.use, ctx) for job in todo]
-    usable = [i for i in infos if isinstance(i, ImageInfo)]
+    usable = [i for i in infos if isinstance(i, ImageInfo) and i.format != SVG]
     results = iter(process_all(usable, ctx.root / IMAGE_CACHE) if usable else [])
     for job, info in zip(todo, infos, strict=True):
-        result = next(results) if isinstance(info, ImageInfo) else info
+        if isinstance(info, ImageInfo):  # an SVG is published as it is
+            result = Processed(info.path, {}, False) if info.format == SVG else next(results)
+        else:
+            result = info
         if isinstance(result, ImageError):  # the page keeps its alt text; the build goes on
             name = os.path.basename(job.use.source)
             ctx.warnings.append(SiteWarning(f"image {name}: {result}", job.use.rel, job.use.line, "not published"))
@@ -135,7 +139,7 @@ def _probe_again(use: ImageUse, ctx: BuildContext) -> ImageInfo | ImageError:
     if file_stamp(use.source) != use.stamp:
         return ImageError("changed while the site was building; build again")
     try:
-        return probe(use.source)
+        return probe_image(use.source)
     except ImageError as exc:
         return exc
 

@@ -87,7 +87,12 @@ FRONT_MATTER_KEYS = (
     Key("updated", (date, str), "date", "last update (feed `<updated>`)"),
     Key("tags", (list, str), [], "a list, or words separated by commas or spaces"),
     Key("lang", (str,), "site language", "the post's language (`x.zh.md` says zh too)"),
-    Key("slug", (str,), "the file name", "the `:slug` of the permalink pattern"),
+    Key(
+        "slug",
+        (str,),
+        "the file name",
+        "the `:slug` of the permalink pattern (a bundle's `index.md`: its folder's name)",
+    ),
     Key("permalink", (str,), "site.yml `permalink`", "the post's URL"),
     Key("id", (str,), "its absolute URL", "Atom entry id; imported posts keep the original one"),
     Key(

@@ -30,6 +30,8 @@ _DATE_FORMATS = {  # (long, short) strftime formats a language gets unless site.
 _NAMES = {
     "en": "English",
     "zh": "中文",
+    "zh-TW": "繁體中文",
+    "zh-Hant": "繁體中文",
     "ja": "日本語",
     "ko": "한국어",
     "fr": "Français",
@@ -57,7 +59,12 @@ class Language:
         base = code.split("-")[0].lower()
         long, short = _DATE_FORMATS.get(base, ("%Y-%m-%d", "%m-%d"))
         return cls(
-            code, _NAMES.get(base, code), "/" if default else f"/{code}/", long, short, _HTML_LANG.get(code, code)
+            code,
+            _NAMES.get(code, _NAMES.get(base, code)),
+            "/" if default else f"/{code}/",
+            long,
+            short,
+            _HTML_LANG.get(code, code),
         )
 
 

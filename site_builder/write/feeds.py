@@ -10,6 +10,7 @@ from typing import Any
 from site_builder import __version__
 from site_builder.config import SiteConfig
 from site_builder.util.urls import rebase
+from site_builder.write.titles import title_text
 
 GENERATOR_URI = "https://pypi.org/project/site-builder/"
 # Not xml.sax.saxutils: importing it loads urllib.request and the HTTP client (~20 ms of every build).
@@ -95,8 +96,8 @@ def _entry(config: SiteConfig, view: Any, lang: str) -> str:
     link = config.absolute(post.permalink)
     out = [
         "<entry" + (f" xml:lang={quoteattr(post.lang)}" if post.lang != lang else "") + ">",
-        f'<title type="html">{escape_html(post.title)}</title>',
-        f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(post.title)}/>',
+        f'<title type="html">{escape_html(title_text(post.title))}</title>',
+        f'<link href={quoteattr(link)} rel="alternate" type="text/html" title={quoteattr(title_text(post.title))}/>',
         f"<published>{iso_date(post.date)}</published>",
         f"<updated>{iso_date(post.updated)}</updated>",
         f"<id>{escape(post.id)}</id>",

@@ -13,6 +13,7 @@ import markupsafe
 
 from site_builder.config import SiteConfig
 from site_builder.util.urls import climbs_out
+from site_builder.write.titles import title_text
 
 _FIRST_IMG = re.compile(r"<img\s[^>]*?\bsrc=\"([^\"]+)\"")
 
@@ -68,7 +69,7 @@ def card(config: SiteConfig, view: Any) -> Card:
     data: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "WebPage" if post.page else "BlogPosting",
-        "headline": post.title,
+        "headline": title_text(post.title),
         "url": url,
         "mainEntityOfPage": url,
         "inLanguage": view.html_lang,
@@ -87,4 +88,4 @@ def card(config: SiteConfig, view: Any) -> Card:
         data["description"] = text
     if image:
         data["image"] = image
-    return Card(post.title, text, url, image, script_json(data))
+    return Card(title_text(post.title), text, url, image, script_json(data))

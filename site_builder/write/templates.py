@@ -30,14 +30,28 @@ from site_builder.util.hashing import content_key
 from site_builder.util.signed import Signer, key_path
 from site_builder.write.social import card as social_card
 from site_builder.write.theme import Theme
+from site_builder.write.titles import title_html, title_text
+
+_TRADITIONAL = ("tw", "hk", "mo", "hant")  # Chinese written in traditional characters: zh-TW, zh-HK, zh-Hant...
+
+
+def strings_names(lang: str) -> list[str]:
+    """The i18n files that may hold a language's UI text, most specific first: `pt-BR` -> pt-BR, pt; Chinese by
+    its script, as Chirpy's and Hugo's sites name it: zh-TW, zh-HK, zh-Hant -> zh-TW; zh-CN, zh-Hans -> zh."""
+    parts = lang.split("-")
+    base = parts[0].lower()
+    if base == "zh" and len(parts) > 1:
+        return [lang, "zh-TW" if any(p.lower() in _TRADITIONAL for p in parts[1:]) else "zh"]
+    return [lang, base] if base != lang else [lang]
 
 
 def load_strings(theme: Theme, lang: str) -> dict[str, Any]:
-    """UI strings for a language: the theme's i18n/LANG.yml, over the default theme's."""
+    """UI strings for a language: the theme's i18n file for it (strings_names), over the default theme's."""
     strings: dict[str, Any] = {}
     for d in reversed(theme.dirs):
-        path = d / "i18n" / f"{lang}.yml"
-        if path.exists():
+        found = (d / "i18n" / f"{name}.yml" for name in strings_names(lang))
+        path = next((p for p in found if p.exists()), None)
+        if path is not None:
             try:
                 data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             except yaml.YAMLError as exc:
@@ -237,6 +251,8 @@ def make_env(config: SiteConfig, theme: Theme, strings: dict[str, dict[str, Any]
     env.filters["datefmt"] = datefmt
     env.filters["isodate"] = lambda dt: isoformat(dt, dt.tzinfo)
     env.filters["absolute"] = config.absolute
+    env.filters["title_html"] = title_html  # a title's `code` as <code> (write/titles.py)
+    env.filters["title_text"] = lambda t: title_text(t) if isinstance(t, str) else t
     return env
 
 

@@ -23,30 +23,15 @@ def own_computer_images(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_LOCAL_FILE, one, text)
 
 
-# what MathJax reads and the new site's renderer (math-core) does not, as the same layout in what it reads
-_MATHJAX = {
-    r"\begin{split}": r"\begin{aligned}",
-    r"\begin{eqnarray*}": r"\begin{array}{rcl}",
-    r"\end{eqnarray*}": r"\end{array}",
-    r"\end{split}": r"\end{aligned}",
-    r"\mbox{": r"\text{",
-    r"\thicksim": r"\sim",
-    r"\TeX": r"\text{TeX}",
-    r"\LaTeX": r"\text{LaTeX}",
-}
-_MATHJAX_USE = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "") for k in _MATHJAX))
-
-
 _DISPLAY = re.compile(r"(?<![\\$])\$\$(?!\$).+?(?<!\\)\$\$", re.S)  # in Markdown, `\` ending a line is a break
 _CONTROL_SPACE = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=\n)")  # a lone `\` ending a line: TeX's control space
 
 
 def mathjax_commands(text: str, ctx: RuleContext) -> str:
-    """MathJax's `split` environment (as `aligned`), `eqnarray*` (an `array{rcl}`, its layout), `\\mbox`,
-    `\\thicksim`, `\\TeX`, and a `\\` ending a line
-    (a control space, `\\ `), outside code."""
-    text = sub_outside_code(_DISPLAY, lambda m, _o: _CONTROL_SPACE.sub(lambda c: c.group(1) + "\\ ", m.group(0)), text)
-    return sub_outside_code(_MATHJAX_USE, lambda m, _o: _MATHJAX[m.group(0)], text)
+    """A `\\` ending a line inside `$$...$$` is TeX's control space (`\\ `): in Markdown it would be a line break.
+    (What else MathJax reads and math-core does not, `split`, `eqnarray`, `\\mbox`, `\\thicksim`, `\\TeX`, the build
+    reads for every post: mathtex.prepare_tex; the post keeps the source's letter.)"""
+    return sub_outside_code(_DISPLAY, lambda m, _o: _CONTROL_SPACE.sub(lambda c: c.group(1) + "\\ ", m.group(0)), text)
 
 
 _BARE_ENV = re.compile(r"^\s*\\begin\{(equation|align|gather|multline|eqnarray|alignat|flalign)(\*?)\}")

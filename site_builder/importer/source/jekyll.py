@@ -12,6 +12,7 @@ tabs by `order`, minima's `header_pages`, Minimal Mistakes' `_data/navigation.ym
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from datetime import timezone, tzinfo
@@ -86,11 +87,20 @@ def _site(config: dict[str, Any], root: Path) -> JekyllSite:
     return JekyllSite(config, _zone(config), default, languages if len(languages) > 1 else ())
 
 
-def _walk(root: Path) -> list[Path]:
+def _walk(root: Path, exclude: object = None) -> list[Path]:
+    """The site's files, without what its `exclude:` leaves out (Jekyll's EntryFilter: a path from the site's
+    root, `/docs` or `docs`, or a glob, `*.sublime-project`; a folder with everything in it)."""
+    patterns = [str(p).strip().strip("/") for p in exclude if str(p).strip("/ ")] if isinstance(exclude, list) else []
+
+    def excluded(rel: str) -> bool:
+        return any(rel == p or fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], p) for p in patterns)
+
     out = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        out += [Path(folder) / f for f in sorted(files)]
+        base = Path(folder).relative_to(root).as_posix()
+        prefix = "" if base == "." else base + "/"
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not excluded(prefix + d))
+        out += [Path(folder) / f for f in sorted(files) if not excluded(prefix + f)]
     return out
 
 
@@ -216,7 +226,7 @@ def read(old: Path, config: Path) -> SourceSite:
     site = _site(settings_data, root)
     rules = _rules(site, root)
     problems: list[ImportProblem] = []
-    files = _walk(root)
+    files = _walk(root, settings_data.get("exclude"))
     docs = _docs(site, root, files, problems)
     pages: list[SourceDoc] = []
     skipped: list[str] = []
@@ -239,10 +249,15 @@ def read(old: Path, config: Path) -> SourceSite:
         urls.add(doc.rel, url)
         urls.add(doc.origin.stem, url)
         urls.add(doc.rel.split("_posts/", 1)[-1].rsplit(".", 1)[0], url)
+    for path in files:  # `{% link %}` names any file of the site: a static file is published at its path
+        rel = _rel(path, root)
+        if path.suffix.lower() not in MARKDOWN and not any(p.startswith("_") for p in rel.split("/")):
+            urls.add(rel, "/" + rel)
+    values = {f"site.{k}": str(v) for k, v in site.config.items() if isinstance(v, str | int | float)}
     found: list[SourceFile] = []
     resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"))
     for doc in docs + pages:
-        problems += apply_rules(doc, rules, urls)
+        problems += apply_rules(doc, rules, urls, values)
         missing: list[str] = []
         found += assets.collect(doc, resolve, missing)
         if missing:

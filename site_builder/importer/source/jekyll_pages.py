@@ -45,7 +45,7 @@ def _page_url(site: JekyllSite, meta: dict[str, Any], inner: str, collection: st
     stem = PurePosixPath(inner).stem
     if isinstance(link, str) and link.strip():
         if ":" not in link:
-            return finish(link) if not link.endswith("/") else "/" + link.strip("/") + "/"
+            return finish(link) if not link.endswith("/") else "/" + (link.strip("/") + "/").lstrip("/")
         path = str(PurePosixPath(inner).with_suffix(""))
         parts = UrlParts(datetime(2000, 1, 1, tzinfo=timezone.utc), stem, stem, (), collection, path)
         return post_url(link.replace(":basename", ":name"), parts)

@@ -118,10 +118,9 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
         ours["image"] = image
     aliases = meta.get("redirect_from")
     if aliases:
-        # polyglot serves each language's pages under its prefix, its redirects too (/ko/posts/old/)
-        lang_prefix = f"/{lang}" if site.languages and lang != site.default_lang else ""
-        olds = [aliases] if isinstance(aliases, str) else [str(a) for a in aliases]
-        ours["aliases"] = [lang_prefix + a if a.startswith("/") else a for a in olds]
+        ours["aliases"] = [aliases] if isinstance(aliases, str) else [str(a) for a in aliases]
+        if site.languages and lang != site.default_lang:  # polyglot writes a language's redirect pages under /LANG/
+            ours["aliases"] = [f"/{lang}{a}" if a.startswith("/") else a for a in ours["aliases"]]
     if meta.get("hidden") is True:
         ours["hidden"] = True
     if draft_folder or meta.get("published") is False:

@@ -41,7 +41,8 @@ def extensions(text: str, ctx: RuleContext) -> str:
     return sub_outside_code(_EXTENSIONS, lambda m, _o: ctx.keep("", m.group(0)), text)
 
 
-_BLOCK_IAL = re.compile(r"^((?:[ \t]{0,3}>[ \t]?)*)[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
+# its prefix: the quote markers it is inside, or the indent of the list item it is in (`    {: .prompt-tip}`)
+_BLOCK_IAL = re.compile(r"^((?:[ \t]{0,3}>[ \t]?)*|[ \t]{4,}(?:>[ \t]?)*)[ \t]{0,3}\{:(?!:)([^}\n]*)\}[ \t]*$", re.M)
 _TRAILING_ADMONITION = re.compile(r"^(.*\S)[ \t]*\{:\s*\.(" + "|".join(map(re.escape, ADMONITIONS)) + r")\s*\}[ \t]*$")
 _FILE = re.compile(r"""\bfile\s*=\s*(["'])(.*?)\1""")
 _CLASS = re.compile(r"(?<![\w-])\.([\w-]+)")
@@ -54,11 +55,15 @@ def _admonition(lines: list[str], kind: str, prefix: str) -> list[str]:
     start = len(lines)
     marker = prefix.strip()
     while start > 0 and lines[start - 1].strip() and lines[start - 1].strip() != marker:
-        if marker and not lines[start - 1].lstrip().startswith(marker):
-            break
+        line = lines[start - 1]
+        if (marker and not line.lstrip().startswith(marker)) or (prefix and not marker and not line.startswith(prefix)):
+            break  # out of the quote, or of the list item, the attribute list is in
         start -= 1
+    quotes = [i for i in range(start, len(lines)) if lines[i][len(prefix) :].lstrip().startswith(">")]
+    if quotes and quotes[0] > start:
+        start = quotes[0]  # a quote after a paragraph (GFM: it ends the paragraph): the quote, lazy lines and all
     block = [line[len(prefix) :] if prefix and line.startswith(prefix) else line for line in lines[start:]]
-    if block and all(line.lstrip().startswith(">") for line in block):
+    if block and block[0].lstrip().startswith(">"):  # its lines without `>` are the quote's lazy lines
         block = [re.sub(r"^\s*> ?", "", line, count=1) for line in block]
     return [*lines[:start], f"{prefix}::: {kind}", *(prefix + line for line in block)]
 

@@ -268,6 +268,24 @@ def page_variables(text: str, ctx: RuleContext) -> str:
     return _STATIC_HREF.sub("", text)
 
 
+_SITE_VALUE = re.compile(r"\{\{-?\s*(site\.[A-Za-z_]\w*)\s*-?\}\}(?=(/|" + _T + r"(?:link|post_url)\b)?)")
+_BASE_PATH = re.compile(r"/[\w./-]*")
+
+
+def site_values(text: str, ctx: RuleContext) -> str:
+    """`{{ site.x }}` of a value in the old site's config: the value, as Liquid prints it; a path (`/blog`) right
+    before a site path (`/x`, `{% link %}`) is a base path, as `{{ site.baseurl }}` is: left out (the new site's
+    paths start at its root)."""
+
+    def one(m: re.Match[str]) -> str:
+        value = ctx.values.get(m.group(1))
+        if value is None:
+            return m.group(0)
+        return "" if m.group(2) is not None and _BASE_PATH.fullmatch(value.rstrip("/") or "/") else value
+
+    return _SITE_VALUE.sub(one, text)
+
+
 _GIST = re.compile(_T + r"gist\s+([\w./-]+)(?:\s+([\w.-]+))?" + _E)
 _YOUTUBE = re.compile(_T + r"youtube\s+[\"']?(?:https?://\S*?[=/])?([\w-]{6,})[\"']?[^%]*" + _E)
 _VIDEO = re.compile(_T + r"video\s+(https?://\S+|/\S+)[^%]*" + _E)  # Octopress: a video file
@@ -328,6 +346,7 @@ RULES: tuple[Rule, ...] = (
     codeblock,
     site_urls,
     page_variables,
+    site_values,
     post_url,
     include,
     octopress_img,

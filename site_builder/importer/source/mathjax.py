@@ -26,7 +26,7 @@ KNOWN_ELSEWHERE = {
     "textsl": "\\textit{#1}",
     "hbox": "\\text{#1}",
     "mathbbm": "\\mathbb{#1}",
-}  # \mbox, \TeX, \LaTeX: common.mathjax_commands rewrites them in the text (as for every reader)
+}  # \mbox, \TeX, \LaTeX: the build reads them (mathtex.prepare_tex)
 _USED = re.compile(r"\\(" + "|".join(KNOWN_ELSEWHERE) + r")(?![A-Za-z])")
 
 

@@ -10,6 +10,7 @@ rules in order (`apply_rules`); a rule that only some sources need is simply lef
 The `RuleContext` a rule gets:
 - `doc`: the `SourceDoc` being converted (its `rel` for messages, its `meta` if a rule sets a key);
 - `urls`: the `UrlIndex` of every post and page of the site (for `{% post_url %}`, `{{< ref >}}`, `{filename}`);
+- `values`: the site's own variables as its templates print them (Jekyll's `site.x`, from `_config.yml`);
 - `line(text, pos)`: the source line of position `pos` of the text as the rule sees it. Rules keep the number of
   lines where they can (a tag replaced by a line, a block by as many lines), so that lines stay the source's;
 - `keep(fragment, source)`: a placeholder for text no later rule may touch (`{% raw %}`, code that must stay
@@ -53,6 +54,7 @@ class RuleContext:
 
     doc: SourceDoc
     urls: UrlIndex
+    values: dict[str, str] = field(default_factory=dict)  # the old site's own variables as printed (`site.title`)
     problems: list[ImportProblem] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     kept_lines: list[int] = field(default_factory=list)  # source lines each kept fragment stands for
@@ -92,9 +94,12 @@ class RuleContext:
 Rule = Callable[[str, RuleContext], str]
 
 
-def apply_rules(doc: SourceDoc, rules: Sequence[Rule], urls: UrlIndex) -> list[ImportProblem]:
-    """Run `rules` in order over `doc.body` (rewritten in place); the problems found, in order."""
-    ctx = RuleContext(doc, urls)
+def apply_rules(
+    doc: SourceDoc, rules: Sequence[Rule], urls: UrlIndex, values: dict[str, str] | None = None
+) -> list[ImportProblem]:
+    """Run `rules` in order over `doc.body` (rewritten in place); the problems found, in order. `values`: the
+    site's own variables as its templates print them (Jekyll: `site.x` of _config.yml)."""
+    ctx = RuleContext(doc, urls, dict(values or {}))
     text = doc.body
     for rule in rules:
         text = rule(text, ctx)

@@ -1,0 +1,93 @@
+"""What real Jekyll and Hugo blogs write and a reader must see rendered: GFM task lists, the author's own SVG
+figures, inline code in a title, and the UI of Korean and Chinese pages (Chirpy's ko and zh-TW, Hugo's zh-cn).
+
+One small three-language site, built once with the real CLI; pages read with BeautifulSoup, the feed with feedparser.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import feedparser
+import pytest
+from bs4 import BeautifulSoup
+from helpers import make_site, run_cli, write_post
+
+CONFIG = (
+    "title: Test Site\nurl: https://example.org\nlanguage: en\n"
+    "languages:\n  en:\n    name: English\n  ko: {}\n  zh-TW: {}\n  zh-cn: {}\n"
+)
+SVG = (
+    '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 150">'
+    '<script>alert(1)</script><rect width="300" height="150" fill="teal"/></svg>\n'
+)
+TITLE = "Liquid Tag `{% raw %}` in <Jekyll>"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = make_site(tmp_path_factory.mktemp("blogs") / "site", CONFIG)
+    post = write_post(
+        root,
+        "tasks/index.md",  # a page bundle: named by its folder
+        f"title: '{TITLE}'\ndate: 2024-03-05",
+        "- [x] written\n- [ ] checked\n- plain item\n\n![A teal box](fig.svg)\n",
+    )
+    (post.parent / "fig.svg").write_text(SVG, encoding="utf-8")
+    write_post(root, "ko.md", "title: 안녕\ndate: 2024-03-05\nlang: ko", "한국어 글입니다.\n")
+    write_post(root, "tw.md", "title: 你好\ndate: 2024-03-05\nlang: zh-TW", "繁體中文的文章。\n")
+    write_post(root, "cn.md", "title: 你好\ndate: 2024-03-05\nlang: zh-cn", "简体中文的文章。\n")  # Hugo's code
+    proc = run_cli("build", "--source", str(root))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "warning" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    return root
+
+
+def page(root: Path, url: str) -> BeautifulSoup:
+    return BeautifulSoup((root / "output" / url.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def test_task_list_items_are_labelled_checkboxes_not_brackets(site):
+    body = page(site, "/blog/2024/tasks/").select_one(".post-body")
+    items = body.select("li.task-list-item")
+    assert [i.get_text(strip=True) for i in items] == ["written", "checked"]
+    boxes = [i.select_one("label > input[type=checkbox][disabled]") for i in items]
+    assert [b.has_attr("checked") for b in boxes] == [True, False]  # the box is named by its label: its item's text
+    assert "[x]" not in body.get_text() and "[ ]" not in body.get_text()
+
+
+def test_own_svg_figure_is_published_and_shown_as_an_image_sized_by_its_viewbox(site):
+    body = page(site, "/blog/2024/tasks/").select_one(".post-body")
+    img = body.select_one("img[alt='A teal box']")
+    assert img is not None and img["src"] == "/blog/2024/tasks/fig.svg"
+    assert (img["width"], img["height"]) == ("300", "150")
+    assert body.find("svg") is None and body.find("script") is None  # never inlined: its script cannot run
+    assert (site / "output/blog/2024/tasks/fig.svg").read_text(encoding="utf-8") == SVG
+
+
+def test_inline_code_in_a_title_is_code_in_pages_and_plain_text_in_title_and_feed(site):
+    post = page(site, "/blog/2024/tasks/")
+    h1 = post.select_one("h1.post-title")
+    assert h1.select_one("code").get_text() == "{% raw %}" and h1.get_text() == "Liquid Tag {% raw %} in <Jekyll>"
+    assert post.title.get_text().startswith("Liquid Tag {% raw %} in <Jekyll> |")
+    home = page(site, "/")
+    assert home.select_one(".card-title code").get_text() == "{% raw %}"
+    feed = feedparser.parse((site / "output/feed.xml").read_bytes())
+    assert "Liquid Tag {% raw %} in <Jekyll>" in [html.unescape(e.title) for e in feed.entries]  # type="html"
+
+
+@pytest.mark.parametrize(
+    ("lang", "html_lang", "home", "date"),
+    [
+        ("ko", "ko", "홈", "2024년 3월 5일"),
+        ("zh-TW", "zh-TW", "首頁", "2024年3月5日"),
+        ("zh-cn", "zh-cn", "首页", "2024年3月5日"),
+    ],
+)
+def test_korean_and_traditional_chinese_pages_have_their_own_ui_text_and_dates(site, lang, html_lang, home, date):
+    name = {"ko": "ko", "zh-TW": "tw", "zh-cn": "cn"}[lang]
+    post = page(site, f"/{lang}/blog/2024/{name}/")
+    assert post.html["lang"] == html_lang
+    assert home in [a.get_text(strip=True) for a in post.select("nav a")]
+    assert date in post.select_one("time").get_text()
