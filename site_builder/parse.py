@@ -19,6 +19,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from site_builder.admonitions import admonitions_plugin
+from site_builder.cjk_emphasis import cjk_emphasis_plugin
 from site_builder.conventions import read_conventions
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
@@ -262,9 +263,11 @@ def _headerless_tables(state: StateCore) -> None:
 
 @cache
 def make_parser() -> MarkdownIt:
-    """The Markdown dialect of a post: CommonMark + tables, footnotes, task lists, math, anchors, containers."""
+    """The Markdown dialect of a post: CommonMark (emphasis by its CJK-friendly amendment) + tables, footnotes, task
+    lists, math, anchors, containers."""
     md = MarkdownIt("commonmark", {"html": True, "typographer": False})
     md.enable(["table", "strikethrough"])
+    md.use(cjk_emphasis_plugin)  # `**中文（English）**的` bold, as kramdown has it
     md.use(footnote_plugin)
     md.use(deflist_plugin)
     md.use(tasklists_plugin, label=True)  # GFM's `- [x] done`: a disabled checkbox, its item's text its label

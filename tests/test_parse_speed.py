@@ -80,6 +80,7 @@ LINES = [
     "",
     "",
     "中文的一行",
+    '**中文（English）**的 **엠케(Ada Ehmke)**가 これは*「重要」*です 中_文_字 a**"b"**c',
     "\\# escaped",
     "&#62; entity quote",
     "carriage\rreturn\r\nand NUL\0",
