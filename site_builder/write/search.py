@@ -15,19 +15,31 @@ the words and the excerpts.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_builder.errors import SiteWarning
+from site_builder.write.searchshards import (
+    MANIFEST,
+    ShardPlan,
+    plan,
+    read_entries,
+    read_manifest,
+    scan,
+    write_entries,
+    write_manifest,
+)
 
 if TYPE_CHECKING:
     import subprocess
 
 SEARCH_DIR = "pagefind"
-ENTRY = "pagefind-entry.json"  # written last by Pagefind: an index without it is not whole
+ENTRY = "pagefind-entry.json"  # written last by Pagefind in a shard's bundle: a bundle without it is not whole
 TIMEOUT = 600.0
 # what a post's page shows beside its words, kept out of the index and so out of the results' excerpts
 EXCLUDED = ".post-header .meta, .post-header .tags, .post-header .translations, .header-anchor, .output-badge"
@@ -36,7 +48,7 @@ ROOT = "[data-pagefind-body]"  # where Pagefind looks (its default: html)
 
 
 def index_present(output: Path) -> bool:
-    return (output / SEARCH_DIR / ENTRY).is_file()
+    return (output / SEARCH_DIR / MANIFEST).is_file()
 
 
 def pagefind() -> str | None:
@@ -49,9 +61,16 @@ def pagefind() -> str | None:
     return str(found) if found is not None else None
 
 
-def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] | None = None) -> SiteWarning | None:
-    """Index the site in `output` (a warning, and the old index kept, when Pagefind is missing or fails).
-    `started` is given Pagefind's process, for a caller that may have to stop it."""
+def index_site(
+    output: Path,
+    started: Callable[[subprocess.Popen[str]], object] | None = None,
+    previous: Path | None = None,
+    low: bool = False,
+) -> SiteWarning | None:
+    """Index the site in `output` (a warning, and the old index kept, when Pagefind is missing or fails): each shard
+    (write/searchshards.py) whose pages changed since the index in `previous` (the live output; default `output`)
+    is indexed again, the others are kept. `started` is given each Pagefind process, for a caller that may have to
+    stop it; `low`: one at a time, at a low priority (serve)."""
     import subprocess  # here: a build that indexes nothing does not load it
 
     binary = pagefind()
@@ -60,26 +79,86 @@ def index_site(output: Path, started: Callable[[subprocess.Popen[str]], object] 
     new, old = _new(output), output.parent / f".{output.name}.{SEARCH_DIR}-old"
     for leftover in (new, old):
         shutil.rmtree(leftover, ignore_errors=True)
-    command = [binary, "--site", str(output), "--output-path", str(new), "--silent"]
-    command += ["--exclude-selectors", EXCLUDED, "--exclude-selectors", MATH_SYMBOLS]
+    last = (previous or output) / SEARCH_DIR
+    shards = plan(scan(output, read_entries(last), SEARCH_DIR))
+    before = read_manifest(last)
+    new.mkdir()
+    todo = [name for name in sorted(shards.pages) if not _kept(last, new, name, shards.keys[name], before)]
+    command = [binary, "--silent", "--exclude-selectors", EXCLUDED, "--exclude-selectors", MATH_SYMBOLS]
+    if shards.bodies:
+        command += ["--root-selector", ROOT]
+    if low and shutil.which("nice"):
+        command = ["nice", "-n", "10", *command]
     try:
-        proc, out, err = _run([*command, "--root-selector", ROOT], started)
-        if proc.returncode > 0:  # no page has a body (Pagefind indexes nothing): every page's <body>, as by default
-            shutil.rmtree(new, ignore_errors=True)
-            proc, out, err = _run(command, started)
+        with ThreadPoolExecutor(1 if low else max(1, min(len(todo), os.cpu_count() or 1))) as pool:
+            failures = [f for f in pool.map(lambda n: _shard(output, new, n, shards, command, started), todo) if f]
     except (OSError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(new, ignore_errors=True)
         return SiteWarning(f"search index not updated: Pagefind did not finish ({exc})")
-    if proc.returncode != 0 or not (new / ENTRY).is_file():
+    if failures:
         shutil.rmtree(new, ignore_errors=True)
-        reason = " ".join((err or out).split())[:300] or f"exit {proc.returncode}"
-        return SiteWarning(f"search index not updated: Pagefind failed: {reason}")
+        return SiteWarning(f"search index not updated: Pagefind failed: {failures[0]}")
+    write_entries(new, shards.entries)
+    write_manifest(
+        new, [{"name": n, "key": shards.keys[n], "languages": _languages(new / n)} for n in sorted(shards.pages)]
+    )
     current = output / SEARCH_DIR
     if current.exists():
         os.rename(current, old)
     os.rename(new, current)
     shutil.rmtree(old, ignore_errors=True)
     return None
+
+
+def _kept(last: Path, new: Path, name: str, key: str, before: dict[str, dict[str, object]]) -> bool:
+    """Put the last index's bundle of shard `name` in the new index when its pages are the same (False if not)."""
+    prior = before.get(name)
+    if prior is None or prior.get("key") != key or not (last / name / ENTRY).is_file():
+        return False
+    try:
+        shutil.copytree(last / name, new / name, copy_function=_link)
+    except OSError:
+        shutil.rmtree(new / name, ignore_errors=True)
+        return False
+    return True
+
+
+def _link(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _shard(
+    output: Path,
+    new: Path,
+    name: str,
+    shards: ShardPlan,
+    command: list[str],
+    started: Callable[[subprocess.Popen[str]], object] | None,
+) -> str:
+    """Index one shard's pages (hard-linked into a folder of their own, under their paths) into new/name: "" or why
+    Pagefind failed."""
+    site = new / f".site-{name}"
+    for rel in shards.pages[name]:
+        target = site / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _link(str(output / rel), str(target))
+    try:
+        proc, out, err = _run([*command, "--site", str(site), "--output-path", str(new / name)], started)
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+    if proc.returncode != 0 or not (new / name / ENTRY).is_file():
+        return " ".join((err or out).split())[:300] or f"exit {proc.returncode}"
+    return ""
+
+
+def _languages(bundle: Path) -> list[str]:
+    try:
+        return sorted(json.loads((bundle / ENTRY).read_text())["languages"])
+    except (OSError, ValueError, KeyError):
+        return []
 
 
 def _run(

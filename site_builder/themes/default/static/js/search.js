@@ -20,15 +20,26 @@ status.setAttribute("role", "status");
 const list = box.querySelector("ol") || box.appendChild(document.createElement("ol"));
 
 async function load() {
-  const pagefind = await import(base + "pagefind.js");
+  // The index is in shards (a year of posts each, pagefind/shards.json): each is a Pagefind bundle of its own, with
+  // an index per language. The first shard with the page's <html lang> is searched and every other (shard,
+  // language) is merged in, so every post can be found (a Chinese word from an English page too).
+  const manifest = await (await fetch(base + "shards.json")).json();
+  const mine = document.documentElement.lang.toLowerCase();
+  const shards = manifest.shards.filter((s) => s.languages.length);
+  const first = shards.find((s) => s.languages.includes(mine)) || shards[0];
+  if (!first) return { search: async () => null };
+  const pagefind = await import(base + first.name + "/pagefind.js");
   await pagefind.options({ baseUrl: site });
-  const entry = await (await fetch(base + "pagefind-entry.json")).json();
-  // Pagefind searches the index of the page's <html lang>; the other languages' indexes are merged in (under
-  // another spelling of the same address: Pagefind skips a merge of its own), so every post can be found
-  const mine = document.documentElement.lang.toLowerCase(), again = location.origin + base;
-  for (const code of Object.keys(entry.languages)) {
-    if (code !== mine) await pagefind.mergeIndex(again, { language: code, baseUrl: site });
+  // the first shard's other languages under another spelling of its address: Pagefind skips a merge of its own
+  const again = location.origin + base, merged = [];
+  for (const s of shards) {
+    for (const code of s.languages) {
+      if (s !== first || code !== mine) {
+        merged.push(pagefind.mergeIndex((s === first ? again : base) + s.name + "/", { language: code, baseUrl: site }));
+      }
+    }
   }
+  await Promise.all(merged);
   return pagefind;
 }
 const ready = load();
