@@ -1,6 +1,7 @@
 """The search index: built by every build that changed the site, not by one that changed nothing, gone with
-`search: false`; a Chinese word and an English word each find their post in the index Pagefind wrote; a formula is
-in it as its TeX; a site with no post is indexed all the same."""
+`search: false`; in shards (a year of posts each), of which a build indexes again only those whose posts changed;
+a Chinese word and an English word each find their post in the index Pagefind wrote; a formula is in it as its TeX;
+a site with no post is indexed all the same."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from helpers import make_site, run_cli, write_post
 
 pytest.importorskip("pagefind")
 
-ENTRY = Path("pagefind") / "pagefind-entry.json"
+ENTRY = Path("pagefind") / "shards.json"  # the shards and their languages, written last
 
 
 def build(root: Path):
@@ -34,7 +35,7 @@ def test_a_build_indexes_the_site_and_a_rebuild_with_nothing_changed_does_not(si
     build(site)
     entry = site / "output" / ENTRY
     assert entry.is_file()
-    languages = json.loads(entry.read_text())["languages"]
+    languages = [code for shard in json.loads(entry.read_text())["shards"] for code in shard["languages"]]
     assert any(code.startswith("en") for code in languages) and any(code.startswith("zh") for code in languages)
     stamp = entry.stat().st_mtime_ns
     build(site)
@@ -44,6 +45,21 @@ def test_a_build_indexes_the_site_and_a_rebuild_with_nothing_changed_does_not(si
     assert entry.stat().st_mtime_ns != stamp, "an edited post was not indexed again"
     left = [*(site / "output").glob(".*pagefind*"), *site.glob(".output.pagefind*")]
     assert not left, f"a staging folder was left: {left}"
+
+
+def test_an_edited_post_indexes_its_own_shard_again_and_no_other(site: Path):
+    write_post(site, "old.md", "title: Old\ndate: 2023-05-01", "An older post about schedulers.\n")
+    build(site)
+    index = site / "output" / "pagefind"
+    shards = {s["name"]: s for s in json.loads((index / "shards.json").read_text())["shards"]}
+    assert set(shards) == {"2023", "2024"}, shards
+    stamps = {name: (index / name / "pagefind-entry.json").stat().st_mtime_ns for name in shards}
+    write_post(site, "ray.md", "title: Ray\ndate: 2024-01-01", "Workers spill objects to disk, then retry.\n")
+    build(site)
+    after = {name: (index / name / "pagefind-entry.json").stat().st_mtime_ns for name in shards}
+    assert after["2023"] == stamps["2023"], "a shard whose posts did not change was indexed again"
+    assert after["2024"] != stamps["2024"], "the edited post's shard was not indexed again"
+    assert "then retry" in indexed_text(site / "output") and "schedulers" in indexed_text(site / "output")
 
 
 def test_a_missing_index_is_made_again_even_when_nothing_changed(site: Path):
@@ -70,7 +86,7 @@ def test_search_must_be_true_or_false(site: Path):
 
 def indexed_text(output: Path) -> str:
     """The text of every page in the index (Pagefind's fragments: gzip, a marker, then JSON)."""
-    fragments = (output / "pagefind" / "fragment").glob("*.pf_fragment")
+    fragments = (output / "pagefind").glob("*/fragment/*.pf_fragment")
     return " ".join(json.loads(gzip.decompress(f.read_bytes())[12:])["content"] for f in fragments)
 
 
