@@ -92,7 +92,11 @@ def index_site(
     shards = plan(scan(output, read_entries(last), SEARCH_DIR))
     before = read_manifest(last)
     new.mkdir()
-    todo = [name for name in sorted(shards.pages) if not _kept(last, new, name, shards.keys[name], before)]
+    # a staged tree holds an index already (the output's, linked): its unchanged shards are moved, not linked again
+    here = output / SEARCH_DIR
+    staged = read_manifest(here) if last != here else {}
+    moved = [n for n in sorted(shards.pages) if _moved(here, new, n, shards.keys[n], staged)]
+    todo = [n for n in sorted(shards.pages) if n not in moved and not _kept(last, new, n, shards.keys[n], before)]
     command = [binary, "--silent", "--exclude-selectors", EXCLUDED, "--exclude-selectors", MATH_SYMBOLS]
     if shards.bodies:
         command += ["--root-selector", ROOT]
@@ -102,10 +106,10 @@ def index_site(
         with ThreadPoolExecutor(1 if low else max(1, min(len(todo), os.cpu_count() or 1))) as pool:
             failures = [f for f in pool.map(lambda n: _shard(output, new, n, shards, command, started), todo) if f]
     except (OSError, subprocess.TimeoutExpired) as exc:
-        shutil.rmtree(new, ignore_errors=True)
+        _give_back(new, here, moved)
         return SiteWarning(f"search index not updated: Pagefind did not finish ({exc})")
     if failures:
-        shutil.rmtree(new, ignore_errors=True)
+        _give_back(new, here, moved)
         return SiteWarning(f"search index not updated: Pagefind failed: {failures[0]}")
     write_entries(new, shards.entries)
     write_manifest(
@@ -117,6 +121,22 @@ def index_site(
     os.rename(new, current)
     shutil.rmtree(old, ignore_errors=True)
     return None
+
+
+def _moved(here: Path, new: Path, name: str, key: str, staged: dict[str, dict[str, object]]) -> bool:
+    """Move shard `name` of the staged tree's index into the new index when its pages are the same (False if not)."""
+    prior = staged.get(name)
+    if prior is None or prior.get("key") != key or not (here / name / ENTRY).is_file():
+        return False
+    os.rename(here / name, new / name)
+    return True
+
+
+def _give_back(new: Path, here: Path, moved: list[str]) -> None:
+    """Pagefind failed: the shards moved out of the staged tree's index go back (that index stays whole)."""
+    for name in moved:
+        os.rename(new / name, here / name)
+    shutil.rmtree(new, ignore_errors=True)
 
 
 def _kept(last: Path, new: Path, name: str, key: str, before: dict[str, dict[str, object]]) -> bool:

@@ -60,7 +60,31 @@ function item(data) {
 let queue = Promise.resolve();
 async function search(q) {
   const r = await (await ready).search(q);
-  return r ? r.results : [];
+  return r ? exact(r.results, q) : [];
+}
+
+// Pagefind searches each shard on its own, and a shard without a query's word takes the longest prefix of it that
+// the shard has instead (Pagefind's PR #315): "ray" finds "(Ra)" in a year with no "ray". One index of the whole
+// site falls back only when no page has the word. So a result none of whose matched words begins as a query word
+// does (all of it, or all but two letters for a stem, three at least) is dropped when another result has them all.
+// Pagefind scores such a shorter word lower, so they are at the end: only the end of the list is read.
+const split = /[^\p{L}\p{N}]+/u, cjk = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+function shared(a, b) {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
+}
+function full(data, terms) {
+  const words = data.content.split(/\s+/);
+  const pieces = data.locations.flatMap((i) => (words[i] || "").toLowerCase().split(split));
+  const enough = (t) => Math.min(t.length, Math.max(3, t.length - 2));
+  return terms.every((t) => cjk.test(t) || pieces.some((p) => shared(p, t) >= enough(t)));
+}
+async function exact(found, q) {
+  const terms = q.toLowerCase().split(split).filter(Boolean);
+  let end = found.length;
+  while (end > 0 && found.length - end < 50 && !full(await found[end - 1].data(), terms)) end--;
+  return end > 0 ? found.slice(0, end) : found;
 }
 
 let asked = 0;
