@@ -1,8 +1,10 @@
 """The search index's shards: which pages each holds, and which changed since the index was last made.
 
-A post's page goes in the shard of its year (`2019`); a year of more than SHARD_MAX posts is split by months into
-equal ranges (`2019-1`, `2019-2`: January-June, July-December), so adding posts moves a page only when its year
-crosses a multiple of SHARD_MAX. A page that is not a post (no date: an about page) is in the shard `pages`. A shard
+A post's page goes in the shard of its year (`2019`); years of fewer than SHARD_MIN posts share one (`2015-2017`,
+so that no shard ranks its few posts apart: `year_groups`); a year of more than SHARD_MAX posts is split by months
+into equal ranges (`2019-1`, `2019-2`: January-June, July-December). Adding posts moves pages only in the newest
+shards, or when a year crosses a multiple of SHARD_MAX. A page that is not a post (no date: an about page) is in the
+newest shard. A site of fewer than SHARD_MIN posts is one shard, indexed as a whole as before. A shard
 is indexed again only when one of its pages' indexed text (what `data-pagefind-body` holds, and the page's language)
 changed: each page's digest is kept in PAGES with the file's size and time, so a file that was not rewritten is not
 read again.
@@ -19,6 +21,7 @@ from pathlib import Path
 from site_builder.util.hashing import content_key
 
 SHARD_MAX = 1000  # posts in a shard at most (a year of more is split by months)
+SHARD_MIN = 250  # posts in a shard at least, where the site has them (years of fewer share one)
 PAGES = "pages.json"  # each page's stamp and digest, for the next build (read by no browser)
 MANIFEST = "shards.json"  # the shards and their languages, read by the search script; written last
 BODY = "data-pagefind-body"
@@ -120,17 +123,41 @@ def plan(entries: dict[str, PageEntry]) -> ShardPlan:
     per_year: dict[str, int] = {}
     for e in indexed.values():
         per_year[e.year] = per_year.get(e.year, 0) + 1
+    groups = year_groups(per_year)
     for rel, e in sorted(indexed.items()):
-        name = shard_name(e, per_year[e.year])
+        big = e.year and per_year[e.year] > SHARD_MAX
+        name = shard_name(e, per_year[e.year]) if big else groups[e.year]
         result.pages.setdefault(name, []).append(rel)
     for name, rels in result.pages.items():
         result.keys[name] = content_key(*(f"{rel} {indexed[rel].digest}" for rel in rels))
     return result
 
 
+def year_groups(per_year: dict[str, int]) -> dict[str, str]:
+    """Each year's shard when it is not split: years of fewer than SHARD_MIN posts together with the years after
+    them, oldest first, until a shard has SHARD_MIN (the newest shard takes what is left, and the pages that are
+    not posts). Pagefind weighs a word by how many pages of its own index hold it, so a shard of a few posts would
+    rank them apart from the rest (a word in every post counts more there); new posts change the newest shard."""
+    years = sorted(y for y in per_year if y)
+    runs: list[list[str]] = [[]]
+    for year in years:
+        if sum(per_year[y] for y in runs[-1]) >= SHARD_MIN or per_year[year] > SHARD_MAX:
+            runs.append([])
+        runs[-1].append(year)
+        if per_year[year] > SHARD_MAX:
+            runs.append([])
+    runs = [run for run in runs if run]
+    if len(runs) > 1 and sum(per_year[y] for y in runs[-1]) < SHARD_MIN and per_year[runs[-2][-1]] <= SHARD_MAX:
+        last = runs.pop()
+        runs[-1] = runs[-1] + last
+    groups = {y: (run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}") for run in runs for y in run}
+    newest = next((run for run in reversed(runs) if per_year[run[-1]] <= SHARD_MAX), None)
+    groups[""] = groups[newest[0]] if newest else "pages"
+    return groups
+
+
 def shard_name(entry: PageEntry, in_year: int) -> str:
-    if not entry.year:
-        return "pages"
+    """The shard of a post whose year has more than SHARD_MAX posts: a range of its months."""
     parts = -(-in_year // SHARD_MAX)
     if parts <= 1:
         return entry.year
