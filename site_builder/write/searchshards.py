@@ -21,7 +21,7 @@ from pathlib import Path
 from site_builder.util.hashing import content_key
 
 SHARD_MAX = 1000  # posts in a shard at most (a year of more is split by months)
-SHARD_MIN = 250  # posts in a shard at least, where the site has them (years of fewer share one)
+SHARD_MIN = 100  # posts in a shard at least, where the site has them (years of fewer share one)
 PAGES = "pages.json"  # each page's stamp and digest, for the next build (read by no browser)
 MANIFEST = "shards.json"  # the shards and their languages, read by the search script; written last
 BODY = "data-pagefind-body"
