@@ -5,12 +5,11 @@ Usage: python bench/search.py [N ...] [--runs K]   (default 1000 4000 16000, 3 r
 Each size is one generated site (bench/build.py's posts) on tmpfs, built by `site-builder build` with search on and
 with `search: false`, in turn (on, off, on, off, ...: the pairs share the machine's mood):
   - `cold`: no cache, no output;
-  - `edit`: one post's paragraph changed after a build, then a build (the index: one shard again).
+  - `edit`: a line added to one post after a build, then a build (the index: one shard again).
 Hugo (Debian's `hugo`) builds the same posts with bench/scale.py's theme, then Pagefind (the binary of the `pagefind`
 package) indexes its whole output as Hugo users run it, in the same pairs. Each figure is the median of its runs
 with the fastest and slowest; `x` is the median of the pairs' ratios (search on / off; ours with search / Hugo +
-Pagefind). `--records` also times the index made from custom records through Pagefind's service (the build's text
-handed over, no HTML read) against Pagefind reading the pages, on the 4,000-post output.
+Pagefind).
 """
 
 from __future__ import annotations
