@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from site_builder.errors import SiteWarning
 from site_builder.write.searchshards import (
     MANIFEST,
+    PAGES,
     ShardPlan,
     plan,
     read_entries,
@@ -92,11 +93,17 @@ def index_site(
     shards = plan(scan(output, read_entries(last), SEARCH_DIR))
     before = read_manifest(last)
     new.mkdir()
-    # a staged tree holds an index already (the output's, linked): its unchanged shards are moved, not linked again
     here = output / SEARCH_DIR
+    in_place = last == here and bool(before)  # serve, or a build updating its output: only changed shards move
+    # a staged tree holds an index already (the output's, linked): its unchanged shards are moved, not linked again
     staged = read_manifest(here) if last != here else {}
     moved = [n for n in sorted(shards.pages) if _moved(here, new, n, shards.keys[n], staged)]
-    todo = [n for n in sorted(shards.pages) if n not in moved and not _kept(last, new, n, shards.keys[n], before)]
+    todo = [
+        n
+        for n in sorted(shards.pages)
+        if n not in moved
+        and not (_same(last, n, shards.keys[n], before) if in_place else _kept(last, new, n, shards.keys[n], before))
+    ]
     command = [binary, "--silent", "--exclude-selectors", EXCLUDED, "--exclude-selectors", MATH_SYMBOLS]
     if shards.bodies:
         command += ["--root-selector", ROOT]
@@ -111,16 +118,47 @@ def index_site(
     if failures:
         _give_back(new, here, moved)
         return SiteWarning(f"search index not updated: Pagefind failed: {failures[0]}")
+    if in_place:
+        _update(here, new, old, shards, todo, before)
+        return None
     write_entries(new, shards.entries)
     write_manifest(
         new, [{"name": n, "key": shards.keys[n], "languages": _languages(new / n)} for n in sorted(shards.pages)]
     )
-    current = output / SEARCH_DIR
-    if current.exists():
-        os.rename(current, old)
-    os.rename(new, current)
+    if here.exists():
+        os.rename(here, old)
+    os.rename(new, here)
     shutil.rmtree(old, ignore_errors=True)
     return None
+
+
+def _update(
+    here: Path, new: Path, old: Path, shards: ShardPlan, todo: list[str], before: dict[str, dict[str, object]]
+) -> None:
+    """Put the shards indexed again in place of theirs in the live index `here`, then its lists; then remove the
+    shards no longer listed (a page reading the old list finds every shard it names, but for a moment the one
+    being replaced)."""
+    old.mkdir()
+    for name in todo:
+        if (here / name).exists():
+            os.rename(here / name, old / name)
+        os.rename(new / name, here / name)
+    write_entries(new, shards.entries)
+    write_manifest(
+        new, [{"name": n, "key": shards.keys[n], "languages": _languages(here / n)} for n in sorted(shards.pages)]
+    )
+    os.replace(new / PAGES, here / PAGES)
+    os.replace(new / MANIFEST, here / MANIFEST)
+    for name in before.keys() - shards.pages.keys():
+        if (here / name).exists():
+            os.rename(here / name, old / name)
+    shutil.rmtree(new, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _same(last: Path, name: str, key: str, before: dict[str, dict[str, object]]) -> bool:
+    prior = before.get(name)
+    return prior is not None and prior.get("key") == key and (last / name / ENTRY).is_file()
 
 
 def _moved(here: Path, new: Path, name: str, key: str, staged: dict[str, dict[str, object]]) -> bool:
