@@ -72,7 +72,9 @@ def main(n: int, edits: int) -> None:
                 shown = shown_at(driver)
                 times[name].append(shown - t0)
                 if name == "on":
-                    found = wait(lambda s=seen: [t for t, line in logs["on"][s:] if "search index updated" in line], timeout=120)
+                    found = wait(
+                        lambda s=seen: [t for t, line in logs["on"][s:] if "search index updated" in line], timeout=120
+                    )
                     catch_up.append(found[0] - shown)
                 time.sleep(4)
         print(f"{n} posts, {edits} paired edits")
