@@ -1,21 +1,22 @@
-"""Search: where the `+search` column of bench/scale.py goes. Pagefind alone over a built site, three ways.
+"""Search: what the search index costs a build, cold and after one edit, beside Hugo + Pagefind, in one run.
 
-Usage: python bench/search.py [N] [--runs K]   (default 4000 posts, 3 runs of each, the fastest shown)
+Usage: python bench/search.py [N ...] [--runs K]   (default 1000 4000 16000, 3 runs of each, paired)
 
-One generated site (bench/build.py's posts) is built cold without search, on tmpfs; then Pagefind indexes its output
-  - `default`: as Pagefind does by default (the whole of every page), with the site's excluded selectors;
-  - `site`: as `site-builder build` runs it (write/search.py: only inside data-pagefind-body, MathML's symbols out);
-  - `site, files kept`: the same into a folder that already holds that index: Pagefind skips a file whose hashed
-    name is there, so this is the run without its writing (compressing and writing ~4,000 fragments and the index).
-Wall seconds and CPU seconds (user + system) of Pagefind's process. Issue 14 asks for the cold build with search
-within 1.25 times the one without, which leaves Pagefind 0.25 of `cold s`: the line says what it takes.
+Each size is one generated site (bench/build.py's posts) on tmpfs, built by `site-builder build` with search on and
+with `search: false`, in turn (on, off, on, off, ...: the pairs share the machine's mood):
+  - `cold`: no cache, no output;
+  - `edit`: a line added to one post after a build, then a build (the index: one shard again).
+Hugo (Debian's `hugo`) builds the same posts with bench/scale.py's theme, then Pagefind (the binary of the `pagefind`
+package) indexes its whole output as Hugo users run it, in the same pairs. Each figure is the median of its runs
+with the fastest and slowest; `x` is the median of the pairs' ratios (search on / off; ours with search / Hugo +
+Pagefind).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,63 +24,99 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build import cpu_name, make_site
+from scale import hugo_site
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from build import make_site
-
-from site_builder.write.search import EXCLUDED, MATH_SYMBOLS, ROOT, pagefind
+from site_builder.write.search import pagefind
 
 
-def run(command: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one command, which must succeed."""
+def seconds(command: list[str]) -> float:
     start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return wall, usage.ru_utime + usage.ru_stime
+    proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {proc.stderr.decode(errors='replace')[-2000:]}")
+    return time.perf_counter() - start
 
 
-def best(command: list[str], runs: int, fresh: Path | None) -> tuple[float, float]:
-    """The fastest of `runs` (wall, CPU); `fresh` is removed before each run."""
-    times = []
-    for _ in range(runs):
-        if fresh is not None:
-            shutil.rmtree(fresh, ignore_errors=True)
-        times.append(run(command))
-    return min(times)
+def build(site: Path, out: Path) -> float:
+    return seconds([sys.executable, "-m", "site_builder", "build", "--source", str(site), "--output", str(out)])
+
+
+def cold(site: Path, out: Path) -> float:
+    shutil.rmtree(site / ".cache", ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    return build(site, out)
+
+
+def edit(site: Path, out: Path, k: int) -> float:
+    """One post's text changed (a word of its last paragraph), then a build."""
+    post = site / "content" / "posts" / "post-00007.md"
+    post.write_text(post.read_text() + f"\nEdited {k} times.\n")
+    return build(site, out)
+
+
+def hugo_pagefind(hugo: Path, out: Path, binary: str) -> float:
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(hugo / "resources", ignore_errors=True)
+    start = time.perf_counter()
+    seconds(["hugo", "--quiet", "--source", str(hugo), "--destination", str(out)])
+    seconds([binary, "--site", str(out), "--silent"])
+    return time.perf_counter() - start
+
+
+def fmt(values: list[float]) -> str:
+    return f"{statistics.median(values):6.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def ratio(a: list[float], b: list[float]) -> str:
+    return f"{statistics.median(x / y for x, y in zip(a, b, strict=True)):5.2f}"
+
+
+def measure(n: int, runs: int, binary: str) -> list[str]:
+    base = Path(tempfile.mkdtemp(prefix=f"search-{n}-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
+    try:
+        on, off = base / "on", base / "off"
+        make_site(off, n)
+        make_site(on, n, search=True)
+        hugo = hugo_site(off)
+        times: dict[str, list[float]] = {k: [] for k in ("cold_on", "cold_off", "edit_on", "edit_off", "hugo")}
+        for k in range(runs):
+            times["cold_on"].append(cold(on, base / "out-on"))
+            times["cold_off"].append(cold(off, base / "out-off"))
+            times["edit_on"].append(edit(on, base / "out-on", k))
+            times["edit_off"].append(edit(off, base / "out-off", k))
+            times["hugo"].append(hugo_pagefind(hugo, base / "out-hugo", binary))
+        shards = len((base / "out-on" / "pagefind" / "shards.json").read_text().split('"name"')) - 1
+        return [
+            f"{n:>6} posts, {shards} shards",
+            f"cold: {fmt(times['cold_off'])} off, {fmt(times['cold_on'])} on, x {ratio(times['cold_on'], times['cold_off'])}",
+            f"       edit: {fmt(times['edit_off'])} off, {fmt(times['edit_on'])} on, x {ratio(times['edit_on'], times['edit_off'])}",
+            f"       hugo+pagefind: {fmt(times['hugo'])}, ours on / hugo+pagefind x {ratio(times['cold_on'], times['hugo'])}",
+        ]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Pagefind alone over a cold build's output, three ways.")
-    parser.add_argument("n", nargs="?", type=int, default=4000, help="posts (default 4000)")
-    parser.add_argument("--runs", type=int, default=3, help="runs of each, the fastest shown (default 3)")
-    options = parser.parse_args()
-    n, runs = options.n, options.runs
+    args = sys.argv[1:]
+    runs = 3
+    if "--runs" in args:
+        i = args.index("--runs")
+        runs = int(args[i + 1])
+        del args[i : i + 2]
+    sizes = [int(a) for a in args] or [1000, 4000, 16000]
     binary = pagefind()
-    if binary is None:
-        raise SystemExit("Pagefind is not installed (pip install 'pagefind[extended]')")
-    base = Path(tempfile.mkdtemp(prefix=f"search-{n}-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
-    try:
-        site, out, index = base / "site", base / "out", base / "index"
-        make_site(site, n)
-        build = [sys.executable, "-m", "site_builder", "build", "--source", str(site), "--output", str(out)]
-        cold = run(build)  # the output Pagefind reads, and the time the bound below comes from
-        pages = sum(1 for _ in out.rglob("*.html"))
-        common = [binary, "--site", str(out), "--output-path", str(index), "--silent", "--exclude-selectors", EXCLUDED]
-        ours = [*common, "--exclude-selectors", MATH_SYMBOLS, "--root-selector", ROOT]
-        print(f"{n} posts, {pages} HTML files; cold build without search {cold[0]:.2f} s wall, {cold[1]:.2f} s CPU")
-        print(f"Pagefind may take {cold[0] * 0.25:.2f} s for 1.25x")
-        print(f"{'pagefind':<20} {'wall s':>7} {'cpu s':>7}")
-        for name, command, fresh in (
-            ("default", common, index),
-            ("site", ours, index),
-            ("site, files kept", ours, None),
-        ):
-            wall, cpu = best(command, runs, fresh)
-            print(f"{name:<20} {wall:>7.2f} {cpu:>7.2f}", flush=True)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    if binary is None or shutil.which("hugo") is None:
+        raise SystemExit("needs Pagefind (pip install 'pagefind[extended]') and Hugo (apt-get install hugo)")
+    hugo = subprocess.run(["hugo", "version"], capture_output=True, text=True).stdout.split()[1:2]
+    load = os.getloadavg()
+    print(f"machine: {cpu_name()}, {os.cpu_count()} cores, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; hugo {hugo}")
+    print("seconds: median (min-max) of paired runs; x: median of the pairs' ratios")
+    for n in sizes:
+        print("\n".join(measure(n, runs, binary)), flush=True)
+    load = os.getloadavg()
+    print(f"load at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The search index: built by every build that changed the site, not by one that changed nothing, gone with
-`search: false`; a Chinese word and an English word each find their post in the index Pagefind wrote; a formula is
-in it as its TeX; a site with no post is indexed all the same."""
+`search: false`; in shards (a year of posts each), of which a build indexes again only those whose posts changed;
+a Chinese word and an English word each find their post in the index Pagefind wrote; a formula is in it as its TeX;
+a site with no post is indexed all the same."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 import pytest
 from helpers import make_site, run_cli, write_post
 
+from site_builder.write.searchshards import SHARD_MAX, SHARD_MIN, PageEntry, plan
+
 pytest.importorskip("pagefind")
 
-ENTRY = Path("pagefind") / "pagefind-entry.json"
+ENTRY = Path("pagefind") / "shards.json"  # the shards and their languages, written last
 
 
 def build(root: Path):
@@ -34,7 +37,7 @@ def test_a_build_indexes_the_site_and_a_rebuild_with_nothing_changed_does_not(si
     build(site)
     entry = site / "output" / ENTRY
     assert entry.is_file()
-    languages = json.loads(entry.read_text())["languages"]
+    languages = [code for shard in json.loads(entry.read_text())["shards"] for code in shard["languages"]]
     assert any(code.startswith("en") for code in languages) and any(code.startswith("zh") for code in languages)
     stamp = entry.stat().st_mtime_ns
     build(site)
@@ -44,6 +47,45 @@ def test_a_build_indexes_the_site_and_a_rebuild_with_nothing_changed_does_not(si
     assert entry.stat().st_mtime_ns != stamp, "an edited post was not indexed again"
     left = [*(site / "output").glob(".*pagefind*"), *site.glob(".output.pagefind*")]
     assert not left, f"a staging folder was left: {left}"
+
+
+def test_an_edited_post_indexes_its_own_shard_again_and_no_other(tmp_path: Path):
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\n")
+    for year in (2023, 2024):  # SHARD_MIN posts a year: a shard each
+        for i in range(SHARD_MIN):
+            write_post(root, f"p{year}-{i}.md", f"title: P{i}\ndate: {year}-01-01", f"Note {i} of {year}.\n")
+    build(root)
+    index = root / "output" / "pagefind"
+    shards = {s["name"] for s in json.loads((index / "shards.json").read_text())["shards"]}
+    assert shards == {"2023", "2024"}, shards
+    stamps = {name: (index / name / "pagefind-entry.json").stat().st_mtime_ns for name in shards}
+    write_post(root, "p2024-7.md", "title: P7\ndate: 2024-01-01", "Workers spill objects to disk, then retry.\n")
+    build(root)
+    after = {name: (index / name / "pagefind-entry.json").stat().st_mtime_ns for name in shards}
+    assert after["2023"] == stamps["2023"], "a shard whose posts did not change was indexed again"
+    assert after["2024"] != stamps["2024"], "the edited post's shard was not indexed again"
+    text = indexed_text(root / "output")
+    assert "then retry" in text and "Note 3 of 2023." in text and "Note 7 of 2024" not in text
+
+
+def test_shards_are_years_few_posts_share_one_and_a_large_year_is_split_by_months():
+    def entries(counts: dict[str, int]) -> dict[str, PageEntry]:
+        return {
+            f"{year}/{i}.html": PageEntry(1, 1, f"d{year}{i}", year, 1 + i % 12)
+            for year, n in counts.items()
+            for i in range(n)
+        }
+
+    small = plan(entries({"2024": 1, "2025": 8, "2026": 1, "": 1}))
+    assert list(small.pages) == ["2024-2026"], "a small site is one shard, ranked as one index"
+    big = plan(entries({"2019": SHARD_MIN, "2020": 2 * SHARD_MAX, "2021": 3, "": 2}))
+    assert sorted(big.pages) == ["2019", "2020-1", "2020-2", "2021"], big.pages.keys()
+    assert len(big.pages["2020-1"]) + len(big.pages["2020-2"]) == 2 * SHARD_MAX  # January-June, July-December
+    assert len(big.pages["2021"]) == 5, "the pages that are not posts join the newest shard"
+    edited = entries({"2019": SHARD_MIN, "2020": 2 * SHARD_MAX, "2021": 3, "": 2})
+    edited["2021/0.html"] = PageEntry(1, 2, "changed", "2021", 1)
+    keys = plan(edited).keys
+    assert [name for name in keys if keys[name] != big.keys[name]] == ["2021"]
 
 
 def test_a_missing_index_is_made_again_even_when_nothing_changed(site: Path):
@@ -70,7 +112,7 @@ def test_search_must_be_true_or_false(site: Path):
 
 def indexed_text(output: Path) -> str:
     """The text of every page in the index (Pagefind's fragments: gzip, a marker, then JSON)."""
-    fragments = (output / "pagefind" / "fragment").glob("*.pf_fragment")
+    fragments = (output / "pagefind").glob("*/fragment/*.pf_fragment")
     return " ".join(json.loads(gzip.decompress(f.read_bytes())[12:])["content"] for f in fragments)
 
 

@@ -575,7 +575,7 @@ def test_a_site_under_a_path_is_previewed_at_the_root(tmp_path):
 
 def test_serve_indexes_the_site_for_search_and_again_after_an_edit(server, site):
     pytest.importorskip("pagefind")
-    entry = server.output / "pagefind" / "pagefind-entry.json"
+    entry = server.output / "pagefind" / "shards.json"
     wait_for(entry.is_file, timeout=30)
     stamp = entry.stat().st_mtime_ns
     post = site / "content" / "posts" / "hello.md"

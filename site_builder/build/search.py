@@ -17,7 +17,7 @@ def search_in(ctx: BuildContext) -> Callable[[Path], object] | None:
     def index(tree: Path) -> None:
         from site_builder.write.search import index_site
 
-        warning = index_site(tree)
+        warning = index_site(tree, previous=ctx.output)  # the shards whose pages are unchanged are taken from there
         if warning is not None:
             ctx.warnings.append(warning)
 

@@ -1,5 +1,6 @@
-"""`serve`'s search index: made again after the saves stop for a moment (debounced), in a thread of its own, so a
-save reloads the page at once and the index follows."""
+"""`serve`'s search index: made again after the saves stop for a moment (debounced), in a thread of its own, with
+Pagefind at a low priority and one shard at a time, so a save reloads the page at once and the index follows (only
+the shards whose pages' text changed are indexed again: write/searchshards.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from site_builder.config import load_config
 from site_builder.errors import SiteError
 from site_builder.write.search import index_site, remove_index
 
-QUIET = 1.5  # seconds without a rebuild before the site is indexed again
+QUIET = 0.5  # seconds without a rebuild before the site is indexed again
 
 
 class SearchIndexer:
@@ -68,7 +69,7 @@ class SearchIndexer:
             remove_index(self.output)
             return
         start = time.perf_counter()
-        warning = index_site(self.output, self._started)
+        warning = index_site(self.output, self._started, low=True)
         self._process = None
         if self._stopped:
             return

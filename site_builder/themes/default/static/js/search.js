@@ -20,15 +20,26 @@ status.setAttribute("role", "status");
 const list = box.querySelector("ol") || box.appendChild(document.createElement("ol"));
 
 async function load() {
-  const pagefind = await import(base + "pagefind.js");
+  // The index is in shards (a year of posts each, pagefind/shards.json): each is a Pagefind bundle of its own, with
+  // an index per language. The first shard with the page's <html lang> is searched and every other (shard,
+  // language) is merged in, so every post can be found (a Chinese word from an English page too).
+  const manifest = await (await fetch(base + "shards.json")).json();
+  const mine = document.documentElement.lang.toLowerCase();
+  const shards = manifest.shards.filter((s) => s.languages.length);
+  const first = shards.find((s) => s.languages.includes(mine)) || shards[0];
+  if (!first) return { search: async () => null };
+  const pagefind = await import(base + first.name + "/pagefind.js");
   await pagefind.options({ baseUrl: site });
-  const entry = await (await fetch(base + "pagefind-entry.json")).json();
-  // Pagefind searches the index of the page's <html lang>; the other languages' indexes are merged in (under
-  // another spelling of the same address: Pagefind skips a merge of its own), so every post can be found
-  const mine = document.documentElement.lang.toLowerCase(), again = location.origin + base;
-  for (const code of Object.keys(entry.languages)) {
-    if (code !== mine) await pagefind.mergeIndex(again, { language: code, baseUrl: site });
+  // the first shard's other languages under another spelling of its address: Pagefind skips a merge of its own
+  const again = location.origin + base, merged = [];
+  for (const s of shards) {
+    for (const code of s.languages) {
+      if (s !== first || code !== mine) {
+        merged.push(pagefind.mergeIndex((s === first ? again : base) + s.name + "/", { language: code, baseUrl: site }));
+      }
+    }
   }
+  await Promise.all(merged);
   return pagefind;
 }
 const ready = load();
@@ -49,7 +60,31 @@ function item(data) {
 let queue = Promise.resolve();
 async function search(q) {
   const r = await (await ready).search(q);
-  return r ? r.results : [];
+  return r ? exact(r.results, q) : [];
+}
+
+// Pagefind searches each shard on its own, and a shard without a query's word takes the longest prefix of it that
+// the shard has instead (Pagefind's PR #315): "ray" finds "(Ra)" in a year with no "ray". One index of the whole
+// site falls back only when no page has the word. So a result none of whose matched words begins as a query word
+// does (all of it, or all but two letters for a stem, three at least) is dropped when another result has them all.
+// Pagefind scores such a shorter word lower, so they are at the end: only the end of the list is read.
+const split = /[^\p{L}\p{N}]+/u, cjk = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+function shared(a, b) {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
+}
+function full(data, terms) {
+  const words = data.content.split(/\s+/);
+  const pieces = data.locations.flatMap((i) => (words[i] || "").toLowerCase().split(split));
+  const enough = (t) => Math.min(t.length, Math.max(3, t.length - 2));
+  return terms.every((t) => cjk.test(t) || pieces.some((p) => shared(p, t) >= enough(t)));
+}
+async function exact(found, q) {
+  const terms = q.toLowerCase().split(split).filter(Boolean);
+  let end = found.length;
+  while (end > 0 && found.length - end < 50 && !full(await found[end - 1].data(), terms)) end--;
+  return end > 0 ? found.slice(0, end) : found;
 }
 
 let asked = 0;
