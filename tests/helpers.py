@@ -101,6 +101,47 @@ def chromium(*flags: str):
     return driver
 
 
+def article_text(browser, selector: str = "article") -> str:
+    """The text of the page's `selector` (its article), or "" while the page is being replaced by a reload."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    try:
+        return browser.find_element("css selector", selector).text
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""
+
+
+def open_page(browser, url: str) -> None:
+    browser.get(url)
+    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
+    # the event stream is connected once the page has had its first message
+    time.sleep(0.3)
+
+
+def scripts_that_ran(outputs: list[Path], catch: str, poke: str = "") -> dict[str, object]:
+    """Every post page (one with a post body) of each built site in `outputs`, opened in headless Chromium with
+    `catch` run first in each page (it collects what ran into `window.__ran`) and `poke` run once it loaded
+    (opening `<details>`, clicking links): the pages where anything ran, by their folder's name."""
+    driver = chromium()
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": catch})
+    ran: dict[str, object] = {}
+    try:
+        for output in outputs:
+            with serve_folder(output) as base:
+                pages = [p for p in sorted(output.rglob("index.html")) if "post-body" in p.read_text()]
+                for path in pages:
+                    driver.get(base + "/" + path.parent.relative_to(output).as_posix() + "/")
+                    if poke:
+                        driver.execute_script(poke)
+                    time.sleep(0.05)
+                    got = driver.execute_script("return window.__ran")
+                    if got:
+                        ran[path.parent.name] = got
+    finally:
+        driver.quit()
+    return ran
+
+
 def processes_with_arg(arg: str, first: bool = False) -> list[int]:
     """Pids of the processes whose command line holds `arg` (with `first`: as `sleep ARG`, its first argument)."""
     pids = []

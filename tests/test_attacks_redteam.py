@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape, quoteattr
 import nbformat
 import pytest
 from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
-from helpers import chromium, make_site, run_cli, serve_folder, write_post
+from helpers import make_site, run_cli, scripts_that_ran, write_post
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
 warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)  # a feed read as a browser reads HTML
@@ -481,26 +481,12 @@ const f = window.fetch; window.fetch = (u, ...a) => { if (!String(u).includes("p
 
 
 def test_nothing_runs_in_chromium(red: Path) -> None:
-    driver = chromium()
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CATCH})
-    ran: dict[str, object] = {}
-    try:
-        with serve_folder(red / "output") as base:
-            pages = [p for p in sorted((red / "output").rglob("index.html")) if "post-body" in p.read_text()]
-            for path in pages:
-                driver.get(base + "/" + path.parent.relative_to(red / "output").as_posix() + "/")
-                driver.execute_script(
-                    "for (const d of document.querySelectorAll('details')) d.open = !d.open;"
-                    "for (const a of document.querySelectorAll('.post-body svg a, .post-body a[href^=javascript]'))"
-                    " a.dispatchEvent(new MouseEvent('click', {bubbles: true}));"
-                )
-                time.sleep(0.05)
-                got = driver.execute_script("return window.__ran")
-                if got:
-                    ran[path.parent.name] = got
-    finally:
-        driver.quit()
-    assert ran == {}
+    poke = (
+        "for (const d of document.querySelectorAll('details')) d.open = !d.open;"
+        "for (const a of document.querySelectorAll('.post-body svg a, .post-body a[href^=javascript]'))"
+        " a.dispatchEvent(new MouseEvent('click', {bubbles: true}));"
+    )
+    assert scripts_that_ran([red / "output"], CATCH, poke) == {}
 
 
 # --- post code going after the build's secrets by routes the other tests do not take -------------------------

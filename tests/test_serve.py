@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, chromium, make_site, wait_for, write_post
+from helpers import REPO, article_text, chromium, make_site, open_page, wait_for, write_post
 
 pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
 
@@ -96,23 +96,6 @@ def browser():
     driver = chromium()
     yield driver
     driver.quit()
-
-
-def article_text(browser, selector: str = "article") -> str:
-    """The text of the page's `selector` (its article), or "" while the page is being replaced by a reload."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-
-    try:
-        return browser.find_element("css selector", selector).text
-    except (StaleElementReferenceException, NoSuchElementException):
-        return ""
-
-
-def open_page(browser, url: str) -> None:
-    browser.get(url)
-    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
-    # the event stream is connected once the page has had its first message
-    time.sleep(0.3)
 
 
 def test_editing_a_post_reloads_the_open_page(server, site, browser):

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import chromium, make_site, wait_for, write_post
+from helpers import article_text, chromium, make_site, open_page, wait_for, write_post
 
 pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
 
@@ -64,21 +64,6 @@ def browser():
     driver.quit()
 
 
-def text_of(browser, selector: str = "article") -> str:
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-
-    try:
-        return browser.find_element("css selector", selector).text
-    except (StaleElementReferenceException, NoSuchElementException):
-        return ""
-
-
-def open_page(browser, url: str) -> None:
-    browser.get(url)
-    wait_for(lambda: browser.execute_script("return document.readyState") == "complete")
-    time.sleep(0.3)  # the event stream is connected once the page had its first message
-
-
 def test_a_failing_post_does_not_stop_the_preview(tmp_path, browser):
     root = make_site(tmp_path / "site")
     write_post(root, "adds.md", FAILING, FAILING_BODY)
@@ -87,7 +72,7 @@ def test_a_failing_post_does_not_stop_the_preview(tmp_path, browser):
     try:
         wait_for(lambda: "OutputMismatch" in srv.log(), timeout=30)  # the run ended, its page built again
         open_page(browser, srv.url + "blog/2024/adds/")
-        wait_for(lambda: "OutputMismatch at line 15" in text_of(browser), timeout=10)
+        wait_for(lambda: "OutputMismatch at line 15" in article_text(browser), timeout=10)
         box = wait_for(lambda: browser.find_elements("id", "site-builder-error"))
         assert "Code failed in content/posts/adds.md:15" in box[0].text
         open_page(browser, srv.url + "blog/2024/plain/")
@@ -95,7 +80,7 @@ def test_a_failing_post_does_not_stop_the_preview(tmp_path, browser):
             words = f"Edited words {n}."
             start = time.monotonic()
             plain.write_text(plain.read_text().replace("The first words." if n == 0 else "Edited words 0.", words))
-            wait_for(lambda words=words: words in text_of(browser))
+            wait_for(lambda words=words: words in article_text(browser))
             assert time.monotonic() - start < BUDGET, f"the edit took {time.monotonic() - start:.2f} s to show"
             time.sleep(0.3)
         log = srv.log()
@@ -125,23 +110,25 @@ def test_pages_first_then_the_outputs_when_the_run_ends(tmp_path, browser):
     try:
         url = srv.url + "blog/2024/slow/"
         open_page(browser, url)
-        assert "running…" in text_of(browser) and "first run" not in text_of(browser)
-        assert "After the code." in text_of(browser)
-        wait_for(lambda: "first run" in text_of(browser) and "running…" not in text_of(browser), timeout=15)
+        assert "running…" in article_text(browser) and "first run" not in article_text(browser)
+        assert "After the code." in article_text(browser)
+        wait_for(lambda: "first run" in article_text(browser) and "running…" not in article_text(browser), timeout=15)
 
         start = time.monotonic()  # a code edit: the edited code at once, the last outputs marked stale meanwhile
         post.write_text(post.read_text().replace("'first ' + 'run'", "'second ' + 'run'"))
-        wait_for(lambda: "'second ' + 'run'" in text_of(browser))
+        wait_for(lambda: "'second ' + 'run'" in article_text(browser))
         assert time.monotonic() - start < BUDGET, f"the edited code took {time.monotonic() - start:.2f} s to show"
         stale = browser.find_elements("css selector", ".exec-stale")
-        assert stale and "first run" in stale[0].text and "running…" in text_of(browser)
-        wait_for(lambda: "second run" in text_of(browser) and not browser.find_elements("css selector", ".exec-stale"))
+        assert stale and "first run" in stale[0].text and "running…" in article_text(browser)
+        wait_for(
+            lambda: "second run" in article_text(browser) and not browser.find_elements("css selector", ".exec-stale")
+        )
 
         ended = srv.log().count("ran the code of")
         post.write_text(post.read_text().replace("'second ' + 'run'", "'third ' + 'run'"))
         time.sleep(0.8)  # its run is under way when the next edit comes: that run is stopped, not finished
         post.write_text(post.read_text().replace("'third ' + 'run'", "'fourth ' + 'run'"))
-        wait_for(lambda: "fourth run" in text_of(browser), timeout=15)
+        wait_for(lambda: "fourth run" in article_text(browser), timeout=15)
         time.sleep(0.5)
         assert srv.log().count("ran the code of") == ended + 1, srv.log()
         assert "third run" not in srv.log()
