@@ -586,3 +586,20 @@ def test_a_theme_list_written_for_the_card_imported_with_context_still_shows_eac
     assert zh[0].select_one("a.tag")["href"] == "/zh/blog/tag/travel/"
     hi = next(card for card in html(root, "/").select("article.card") if card.select_one("a").get_text() == "Hi")
     assert "Aug 11, 2025" in hi.get_text() and hi.select_one("a.tag")["href"] == "/blog/tag/travel/"
+
+
+def test_a_language_with_no_posts_yet_builds_to_the_same_bytes_each_time(tmp_path: Path) -> None:
+    """A language just added has an empty feed; the same content built twice from scratch, a second apart, gives
+    the same files (its <updated> once came from the clock, so serve's rebuild and a fresh build differed)."""
+    import shutil
+    import time
+
+    first = make_site(tmp_path / "first", TWO_LANGS + "  fr:\n    name: Français\n")
+    write_post(first, "a.md", "title: A\ndate: 2024-01-02")
+    second = Path(shutil.copytree(first, tmp_path / "second"))
+    built(first)
+    time.sleep(1.1)
+    built(second)
+    feeds = [(root / "output" / "fr" / "feed.xml").read_bytes() for root in (first, second)]
+    assert feedparser.parse(feeds[0]).entries == []
+    assert feeds[0] == feeds[1]

@@ -20,6 +20,9 @@ GENERATOR_URI = "https://pypi.org/project/site-builder/"
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
+EMPTY_FEED_UPDATED = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 def escape(text: str) -> str:
     """Text as XML character data (chained replaces: many times faster than str.translate on a long text)."""
     if _NOT_XML.search(text):
@@ -64,7 +67,9 @@ def atom_feed(
     home = config.absolute(home)
     feed_id = (config.feed_id or self_url) if main else self_url
     chosen = views[: config.feed_limit] if config.feed_limit else views
-    updated = max((v.post.updated for v in chosen), default=datetime.now(timezone.utc))
+    # A feed with no entries (a language with no posts yet) still needs <updated>; the clock would make two
+    # builds of the same content differ, so it is the epoch, as reproducible builds use.
+    updated = max((v.post.updated for v in chosen), default=EMPTY_FEED_UPDATED)
     out = [
         '<?xml version="1.0" encoding="utf-8"?>',
         f'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang={quoteattr(lang)}>',
