@@ -208,8 +208,7 @@ def test_the_parse_stage_names_the_line_of_a_bad_kind_in_an_alert():
     assert str(warning) == "a.md:7: unknown admonition kind 'NOTEE', shown as a note (did you mean 'note'?)"
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
-@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("width, mode", [(1280, "light"), (360, "dark")])  # each scheme, each width, once
 def test_no_axe_violations(site, width, mode):
     assert not axe_violations(site, PAGES, width, mode)
 
