@@ -88,10 +88,6 @@ INDENTED_FENCE = (
     "an indented ```python block (4 spaces or more) is text in Markdown, shown as it is and not run; Sybil runs it: "
     "indent it less, or set `exec: {conventions: [sybil]}` to run it as Sybil does"
 )
-SHELL_NOT_RUN = (
-    "```sh and ```bash blocks run in pytest-codeblocks; here they are not run: write ```console (shown only), or set "
-    "`exec: {conventions: [pytest-codeblocks]}` to run them as it does"
-)
 UNCLOSED = (
     "this code block has no closing fence: it takes the rest of the file here, and pytest-codeblocks fails the file: "
     "close it with a fence line"
@@ -139,8 +135,6 @@ def other_tools(state: StateCore) -> None:
             once("indented", tok, INDENTED_FENCE)
         elif executes and _runs(tok) and "pytest-codeblocks" not in read and not closed(state, tok):
             warn(state, tok, UNCLOSED)
-        elif executes and tok.type == "fence" and not read and tok.info.strip() in ("sh", "bash"):
-            once("shell", tok, SHELL_NOT_RUN)
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
                 first = not any(t.type == "fence" for t in tokens[:i])
@@ -204,7 +198,8 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
     stays where it is in the file, for the line numbers of failures)."""
     lang, options = fence_info(tok.info)
     del options["code-cell"]
-    settings = drop_options(tok)
+    opening, settings = tok.map, drop_options(tok)
+    moved, tok.map = tok.map, opening  # warnings at the fence's line
     unread = [f":{key}:" for key in settings if key != "tags" and key not in _CELL_TAGS]
     for key in (key for key in settings if key in _CELL_TAGS):
         options[_CELL_TAGS[key][0]] = _CELL_TAGS[key][1]
@@ -221,8 +216,9 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
         warn(
             state,
             tok,
-            f"code cell options not read here: {', '.join(unread)} (the tags skip-execution, remove-cell, hide-code "
-            "and raises-exception are read as {skip}, {hide} and {raises=Exception})",
+            f"code cell options not read here: {', '.join(unread)} (the tags skip-execution, remove-cell and "
+            "raises-exception are read as {skip}, {hide} and {raises=Exception})",
         )
     words = [name + (f"={value}" if value else "") for name, value in options.items()]
     tok.info = ("python" if lang in _PY_KERNELS else lang) + (" {" + " ".join(words) + "}" if words else "")
+    tok.map = moved
