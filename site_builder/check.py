@@ -99,11 +99,14 @@ class Tally:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    xfailed: int = 0  # pytest's: an xfail block that raised (not counted as passed)
+    xpassed: int = 0  # ... that ran to its end (an unexpected pass, not a failure)
 
     def __str__(self) -> str:
         unit = "example" if self.tool == "Sybil" else "test"
-        total = self.passed + self.failed + self.skipped
+        total = self.passed + self.failed + self.skipped + self.xfailed + self.xpassed
         counts = f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+        counts += "".join(f", {n} {name}" for name, n in (("xfailed", self.xfailed), ("xpassed", self.xpassed)) if n)
         return f"as {self.tool} counts: {total} {unit}{'s' * (total != 1)}, {counts}"
 
 
@@ -121,14 +124,16 @@ def tally(parsed: ParsedPost, run: PostRun) -> Tally | None:
     sybil = named == ["Sybil"]
     out.passed += len(parsed.env.get("sybil_skips", [])) if sybil else 0
     for block, result in zip(blocks, run.blocks, strict=True):
-        if block.scope in ("setup", "teardown") and not block.refused:  # a fixture (unless the tool refuses it)
-            continue
+        if (block.scope in ("setup", "teardown") and not block.refused) or block.uncounted:
+            continue  # a fixture (unless the tool refuses it), or what the tool does not see
         n = _examples(block) if sybil else 1
         failing = len((result.error or {}).get("examples") or [1]) if result.status == "failed" and sybil else n
         if result.status == "skipped" and sybil and not (block.options.get("skip") or block.skipif):
             out.passed += n  # skipped without a reason: Sybil evaluates nothing, and counts it passing
         elif result.status == "skipped":
             out.skipped += n
+        elif result.status == "passed" and block.xfail:
+            out.xfailed, out.xpassed = out.xfailed + bool(result.raised), out.xpassed + (not result.raised)
         elif result.status == "passed":
             out.passed += n
         else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.fences import fence_info, warn
+from site_builder.fences import fence_info
 
 PHMDOCTEST_CODE = ("python", "py3", "python3")  # phmdoctest's python blocks: info strings starting with these
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
@@ -25,11 +25,11 @@ _SYBIL_SKIP = re.compile(r"skip:\s*(next|start|end)\s*(.*)", re.DOTALL)
 _SYBIL_INVISIBLE = re.compile(r"invisible-code-block:[ \t]*python(?:\n(.*))?", re.DOTALL)
 _SYBIL_UNREAD = re.compile(r"invisible-code-block:[ \t]*python[ \t]+(?:\n.*)?", re.DOTALL)  # Sybil's lexer misses it
 _SKIPIF_MINOR = re.compile(r"phmdoctest-mark\.skipif<3\.(\d+)")
-_CODEBLOCKS = re.compile(r"-*\s*pytest-codeblocks:(.*)", re.DOTALL)
-_PYTEST_MARK = re.compile(r"-*\s*pytest\.mark\.(skip|skipif|xfail)\s*(?:\((.*)\))?\s*", re.DOTALL)
-_HIDDEN_PYTHON = re.compile(r"\A\s*<!--[^\n]*\n\s*```python[^\n]*\n(.*?)^\s*```", re.DOTALL | re.MULTILINE)
-_WITH_REASON = "(lambda condition, reason='': condition)"  # `if(cond, reason=...)` as an expression of `cond`
-_Mark = Callable[[int], "Marks"]
+_INDENTED_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{(?:code-block|code|sourcecode)\}[ \t]*)?python[ \t]*")
+SYBIL_DIRECTIVES = ("code-block", "code", "sourcecode")  # MyST's code directives, as Sybil's lexer reads them
+_OPTION_LINE = re.compile(r":([\w-]+):[ \t]*(.*)")
+WITH_REASON = "(lambda condition, reason='': condition)"  # `if(cond, reason=...)` as an expression of `cond`
+Mark = Callable[[int], "Marks"]
 
 
 @dataclass
@@ -39,7 +39,10 @@ class Marks:
     skip: str | None = None  # skipped, with this reason ("" for none)
     skipif: str | None = None  # a Python expression: skipped when true (evaluated where the post runs)
     importorskip: str | None = None  # skipped when this module cannot be imported
-    raises: str | None = None  # it must raise this exception (pytest-codeblocks' xfail)
+    raises: str | None = None  # it must raise this exception (pytest-codeblocks' expect-exception)
+    xfail: bool = False  # ... or may run to its end (pytest's xfail: XPASS, not a failure)
+    shell: str = ""  # a shell block pytest-codeblocks runs ("sh" or "bash")
+    uncounted: bool = False  # the tool does not see it (a skip shown here, not in its count)
     expected: str | None = None  # expected stdout
     expected_line: int | None = None
     compare: str = ""  # how stdout is compared: exact (line by line as printed), nospace (without any whitespace),
@@ -89,12 +92,14 @@ def read_conventions(state: StateCore) -> None:
     if "sybil" in names:
         _sybil(state, mark, state.env.setdefault("sybil_skips", []))
     if "pytest-codeblocks" in names:
-        _codeblocks(tokens, mark, state)
+        from site_builder.codeblocks_convention import codeblocks
+
+        codeblocks(tokens, mark, state)
     for i, m in marks.items():
         tokens[i].meta["run"] = m
 
 
-def _line(state: StateCore, tok: Token) -> int:
+def line_of(state: StateCore, tok: Token) -> int:
     return int(state.env.get("line_offset", 1)) + (tok.map[0] if tok.map else 0) + 1
 
 
@@ -130,7 +135,7 @@ def preceding(tokens: list[Token], i: int) -> list[str]:
     return found
 
 
-def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
+def _phmdoctest(tokens: list[Token], mark: Mark, state: StateCore) -> None:
     roles = phmdoctest_roles(tokens)
     last_code = None
     phases: dict[str, list[int]] = {"setup": [], "teardown": []}  # the blocks with each directive
@@ -140,8 +145,8 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
             m.inert = True
             if last_code is not None and tok.content and tokens[last_code].content and "phmdoctest-skip" not in said:
                 code = mark(last_code)
-                code.expected, code.expected_line, code.compare = tok.content, _line(state, tok), "exact"
-                _shown_as_output(tokens[last_code], tok)
+                code.expected, code.expected_line, code.compare = tok.content, line_of(state, tok), "exact"
+                shown_as_output(tokens[last_code], tok)
             continue
         last_code = i if role == "code" else None
         m.doctest, m.scope, m.omit = role == "session", "session" if role == "session" else "local", role == "code"
@@ -154,7 +159,7 @@ def _phmdoctest(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
         for i in marked:
             mark(i).expected = None  # setup and teardown have no output block (phmdoctest: DEL_OUTPUT)
         for i in marked[1:]:
-            lines = ", ".join(str(_line(state, tokens[j])) for j in marked)
+            lines = ", ".join(str(line_of(state, tokens[j])) for j in marked)
             mark(i).refused = f"more than one block has <!--phmdoctest-{phase}--> (lines {lines}): phmdoctest refuses"
 
 
@@ -208,20 +213,30 @@ def phmdoctest_inline(code: str) -> str:
     return "\n".join(out)
 
 
-def _sybil(state: StateCore, mark: _Mark, regions: list[int]) -> None:
+def _sybil(state: StateCore, mark: Mark, regions: list[int]) -> None:
     """Sybil's skip, invisible-code-block and clear-namespace, and its MyST `{doctest}` blocks; `regions` gets the
     skip directives (which Sybil counts as examples)."""
     tokens = state.tokens
     pending: tuple[str, str | None] | None = None  # skip: next (reason, condition)
     block: tuple[str, str | None] | None = None  # skip: start ... end
     for i, tok in enumerate(tokens):
+        if tok.type == "code_block" and (code := indented_fence(tok)) is not None:
+            mark(i).hidden_code, mark(i).scope = code, "module"  # the page shows it as the text it is
+            _skip(mark(i), pending or block)
+            pending = None
+            continue
         if tok.type == "fence":
             lang, options = fence_info(tok.info)
+            if "eval-rst" in options and not lang:  # ReST for Sybil's ReST parsers, not its MyST ones: shown as text
+                mark(i).inert = True
+                continue
             myst_doctest = "doctest" in options and not lang
             if myst_doctest:
                 mark(i).doctest = True
             if lang != "python" and not myst_doctest:
                 continue
+            if any(name in options for name in SYBIL_DIRECTIVES):
+                drop_options(tok)
             mark(i).dedent, mark(i).scope = True, mark(i).scope or "module"
             _skip(mark(i), pending or block)
             pending = None
@@ -240,11 +255,7 @@ def _sybil(state: StateCore, mark: _Mark, regions: list[int]) -> None:
                 else:
                     block = None
             elif _SYBIL_UNREAD.fullmatch(text):
-                warn(
-                    state,
-                    tok,
-                    "Sybil does not run this invisible-code-block (a space after `python`): nor does this site",
-                )
+                _unread_invisible(i, mark, text)
             elif (m := _SYBIL_INVISIBLE.fullmatch(text)) is not None:
                 mark(i).hidden_code = textwrap.dedent(m[1] or "").strip("\n") + "\n"
                 mark(i).scope = "module"
@@ -254,7 +265,39 @@ def _sybil(state: StateCore, mark: _Mark, regions: list[int]) -> None:
                 mark(i).clear = True
 
 
-def _shown_as_output(code: Token, output: Token) -> None:
+def _unread_invisible(i: int, mark: Mark, text: str) -> None:
+    """An invisible-code-block with a space after `python`, which Sybil's lexer misses: a skipped block here (shown
+    in check's counts, not in Sybil's), never run."""
+    m = mark(i)
+    m.hidden_code = textwrap.dedent(text.split("\n", 1)[1] if "\n" in text else "").strip("\n") + "\n"
+    m.skip = "Sybil does not read an invisible-code-block with a space after `python`: nor does this site"
+    m.uncounted, m.scope = True, "module"
+
+
+def indented_fence(tok: Token) -> str | None:
+    """The code of the first python fence that an indented code block holds (text to CommonMark, a block to Sybil,
+    whose lexer takes a fence at any indent), with the lines before it blank (for line numbers); None if none."""
+    lines = tok.content.split("\n")
+    for start, line in enumerate(lines):
+        if (opening := _INDENTED_FENCE.fullmatch(line)) is None:
+            continue
+        fence = opening[1]
+        end = next((k for k in range(start + 1, len(lines)) if lines[k].strip().startswith(fence)), None)
+        if end is not None and not lines[end].strip().strip(fence[0]):
+            return "\n" * start + textwrap.dedent("\n".join(lines[start + 1 : end])) + "\n"
+    return None
+
+
+def closed(state: StateCore, tok: Token) -> bool:
+    """Whether a fence has its closing fence (CommonMark closes one at the end of the document; the tools do not)."""
+    if tok.map is None:
+        return True
+    lines = state.src.split("\n")
+    last = lines[tok.map[1] - 1].strip() if tok.map[1] - 1 < len(lines) and tok.map[1] - tok.map[0] > 1 else ""
+    return bool(last) and last.startswith(tok.markup) and not last.strip(tok.markup[0])
+
+
+def shown_as_output(code: Token, output: Token) -> None:
     """The page shows the expected output as an ```output block's (verified, or not), not the code's stdout too."""
     code.meta["has_output"] = output.meta["expected_output"] = True
 
@@ -275,63 +318,43 @@ def _skip(m: Marks, skip: tuple[str, str | None] | None) -> None:
 def _skip_args(rest: str) -> tuple[str, str | None]:
     """A Sybil skip's reason and condition: `"reason"`, or `if(condition, reason="...")`."""
     if rest.startswith("if(") and rest.endswith(")"):
-        return "", f"{_WITH_REASON}{rest[2:]}"
+        return "", f"{WITH_REASON}{rest[2:]}"
     return rest.strip("\"'"), None
 
 
-def _codeblocks(tokens: list[Token], mark: _Mark, state: StateCore) -> None:
-    """pytest-codeblocks (`main.extract_from_buffer`): skip, skipif, importorskip before a block; expected-output
-    and cont after one; a python block inside an HTML comment runs hidden."""
-    before = Marks()  # what the comments since the last block say of the next one
-    then = ""  # "expected-output", "expected-output-ignore-whitespace" or "cont": the next fence to the last block
-    last: int | None = None
-    for i, tok in enumerate(tokens):
-        hidden = _HIDDEN_PYTHON.search(tok.content) if tok.type == "html_block" else None
-        if tok.type == "fence" and then:
-            if last is None:
-                mark(i).refused = f"<!--pytest-codeblocks:{then}--> but no previous code block: pytest-codeblocks fails"
-            elif then == "cont":
-                mark(last).cont.append(tok)
-            else:
-                m = mark(last)
-                m.expected, m.expected_line = tok.content, _line(state, tok)
-                m.compare = "nospace" if then.endswith("whitespace") else "exact"
-                _shown_as_output(tokens[last], tok)
-            mark(i).inert, then = last is not None, ""
-        elif tok.type == "fence" or hidden is not None:
-            if hidden is not None:
-                mark(i).hidden_code = hidden[1]
-            if hidden is not None or fence_info(tok.info)[0] == "python":
-                last = i
-                m = mark(i)
-                m.skip, m.skipif, m.importorskip, m.scope = before.skip, before.skipif, before.importorskip, "fresh"
-                m.raises = before.raises
-            before = Marks()
-        for text in comments(tok) if tok.type == "html_block" and hidden is None else []:
-            then = _codeblocks_directive(text, before) or then
+def drop_options(tok: Token) -> dict[str, str]:
+    """A MyST directive's options (`:key: value` lines, or YAML between `---` lines) out of its code, as MyST shows
+    it and Sybil runs it (its first line stays where it is in the file, for the line numbers of failures)."""
+    lines = tok.content.splitlines(keepends=True)
+    settings, used = cell_options(lines)
+    if used and tok.map:
+        tok.content = "".join(lines[used:])
+        tok.map = [tok.map[0] + used, tok.map[1]]
+    return settings
 
 
-def _codeblocks_directive(text: str, before: Marks) -> str:
-    """One pytest-codeblocks comment: what it says of the next block (on `before`), or what the next fence is to
-    the last block (returned)."""
-    if (cb := _CODEBLOCKS.fullmatch(text)) is not None:
-        word = cb[1].strip("- ")
-        if word in ("expected-output", "expected-output-ignore-whitespace", "cont"):
-            return word
-        if word == "skip":
-            before.skip = f"pytest-codeblocks:{word}"
-        elif word in ("expect-exception", "expect-error"):
-            before.raises = "Exception"
-        elif word.startswith("skipif(") and word.endswith(")"):
-            before.skipif = f"{_WITH_REASON}({word[7:-1]})"
-        elif word.startswith("importorskip(") and word.endswith(")"):
-            before.importorskip = word[13:-1].strip("\"' ")
-    elif (pm := _PYTEST_MARK.fullmatch(text)) is not None:
-        if pm[1] == "skip":
-            before.skip = "pytest.mark.skip"
-        elif pm[1] == "xfail":  # must raise (what `raises=` names); one that does not fails here (pytest: XPASS)
-            raises = re.search(r"raises\s*=\s*([\w.]+)", pm[2] or "")
-            before.raises = raises[1] if raises else "Exception"
-        elif pm[2]:
-            before.skipif = f"{_WITH_REASON}({pm[2]})"
-    return ""
+def cell_options(lines: list[str]) -> tuple[dict[str, str], int]:
+    """A code cell's options (`:key: value` lines, or YAML between `---` lines) and how many lines they and the blank
+    lines after them take; a YAML list (`- item` lines) is read as `a, b`."""
+    options: dict[str, str] = {}
+    used = 0
+    if lines and lines[0].strip() == "---":
+        end = next((k for k in range(1, len(lines)) if lines[k].strip() == "---"), None)
+        if end is None:
+            return {}, 0
+        key = ""
+        for line in lines[1:end]:
+            if line.strip().startswith("- ") and key:
+                options[key] = f"{options[key]}, {line.strip()[2:]}".lstrip(", ")
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                options[key] = value.strip()
+        used = end + 1
+    else:
+        while used < len(lines) and (match := _OPTION_LINE.fullmatch(lines[used].rstrip("\n"))):
+            options[match[1]] = match[2].strip()
+            used += 1
+    while used and used < len(lines) and not lines[used].strip():
+        used += 1
+    return options, used

@@ -20,7 +20,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from site_builder.admonitions import admonitions_plugin
 from site_builder.cjk_emphasis import cjk_emphasis_plugin
-from site_builder.conventions import read_conventions
+from site_builder.conventions import declared, read_conventions
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
@@ -208,6 +208,11 @@ FENCE_OPTIONS = {
 _FOREIGN_FENCE_OPTIONS = frozenset(["linenostart", "anchorlinenos", "lineanchors", "style", "noclasses", "hl_inline"])
 
 
+# MyST's code directives and `{doctest}`, and `{eval-rst}` (ReST, which Sybil's MyST parsers leave to its ReST ones):
+# under a declared `sybil` convention, names of the block (shown as code of its language), not unknown options
+_SYBIL_DIRECTIVES = frozenset(["code-block", "code", "sourcecode", "doctest", "eval-rst"])
+
+
 def _check_fence_options(state: StateCore) -> None:
     """A warning at its line for each fence option nobody reads (`{skpi}`): the block would silently run."""
     if "{" not in state.src:  # no options (fast path)
@@ -216,11 +221,11 @@ def _check_fence_options(state: StateCore) -> None:
         if tok.type != "fence" or "{" not in tok.info:
             continue
         lang, options = fence_info(tok.info)
-        read = "run" in tok.meta  # a declared convention read the block (Sybil's MyST {code-block}, {doctest})
+        read = "sybil" in declared(state)  # Sybil's MyST {code-block}, {doctest}
         for name in options:
             if name in FENCE_OPTIONS or name.lower() in _FOREIGN_FENCE_OPTIONS or name == lang:
                 continue
-            if read and name in ("code-block", "doctest"):
+            if read and name in _SYBIL_DIRECTIVES:
                 continue
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(FENCE_OPTIONS)}"

@@ -1,8 +1,9 @@
 """What other tools that test the code in Markdown write (phmdoctest, pytest-codeblocks, Sybil, MyST-NB), which here
 would silently do nothing: a warning at the first of each kind in a post, naming what to write instead.
 
-A MyST-NB ```` ```{code-cell} ```` block is read as a python block: its `:tags:` skip-execution, remove-cell and
-raises-exception become `{skip}`, `{hide}` and `{raises=Exception}`, and its option lines leave the code.
+A MyST-NB ```` ```{code-cell} ```` block is read as a python block: its `:tags:` skip-execution, remove-cell (or
+hide-code, a tag or an option line) and raises-exception become `{skip}`, `{hide}` and `{raises=Exception}`, and its
+option lines leave the code.
 A rule of the parse stage (`parse.make_parser` runs it before pairing outputs)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import NamedTuple
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.conventions import comments, declared, phmdoctest_roles
+from site_builder.conventions import closed, comments, declared, drop_options, indented_fence, phmdoctest_roles
 from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, warn
 
 
@@ -83,9 +84,21 @@ _OR_DECLARE = "write it as ```output right after the code, or set `exec: {conven
 CODE_CELL_NOT_RUN = (
     "a ```{code-cell} block runs in MyST-NB; here it is not run: " + _ADD_EXECUTE + " (it then runs as a python block)"
 )
+INDENTED_FENCE = (
+    "an indented ```python block (4 spaces or more) is text in Markdown, shown as it is and not run; Sybil runs it: "
+    "indent it less, or set `exec: {conventions: [sybil]}` to run it as Sybil does"
+)
+UNCLOSED = (
+    "this code block has no closing fence: it takes the rest of the file here, and pytest-codeblocks fails the file: "
+    "close it with a fence line"
+)
 _PY_KERNELS = ("", "python", "python3", "ipython", "ipython3", "py")
-_CELL_TAGS = {"skip-execution": ("skip", ""), "remove-cell": ("hide", ""), "raises-exception": ("raises", "Exception")}
-_OPTION_LINE = re.compile(r":([\w-]+):[ \t]*(.*)")
+_CELL_TAGS = {
+    "skip-execution": ("skip", ""),
+    "remove-cell": ("hide", ""),
+    "hide-code": ("hide", ""),  # as an option line (`:hide-code:`) too: the code not shown
+    "raises-exception": ("raises", "Exception"),
+}
 
 
 def other_tools(state: StateCore) -> None:
@@ -118,6 +131,10 @@ def other_tools(state: StateCore) -> None:
                 bare.append(tok)
                 if executes:
                     warn(state, tok, f"{BARE_OUTPUT}: {_OR_DECLARE}")
+        elif executes and tok.type == "code_block" and "sybil" not in read and indented_fence(tok) is not None:
+            once("indented", tok, INDENTED_FENCE)
+        elif executes and _runs(tok) and "pytest-codeblocks" not in read and not closed(state, tok):
+            warn(state, tok, UNCLOSED)
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
                 first = not any(t.type == "fence" for t in tokens[:i])
@@ -167,6 +184,11 @@ def _after_python(tokens: list[Token], i: int) -> bool:
     return lang in EXEC_LANGS and not block_is_doctest(tokens[j], lang)
 
 
+def _runs(tok: Token) -> bool:
+    """A fence that runs here or in pytest-codeblocks (python, sh, bash)."""
+    return tok.type == "fence" and (fence_info(tok.info)[0] in EXEC_LANGS or tok.info.strip() in ("sh", "bash"))
+
+
 def _only_comments(tok: Token) -> bool:
     return not _COMMENT.sub("", tok.content).strip()
 
@@ -176,9 +198,11 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
     stays where it is in the file, for the line numbers of failures)."""
     lang, options = fence_info(tok.info)
     del options["code-cell"]
-    lines = tok.content.splitlines(keepends=True)
-    settings, used = cell_options(lines)
-    unread = [f":{key}:" for key in settings if key != "tags"]
+    opening, settings = tok.map, drop_options(tok)
+    moved, tok.map = tok.map, opening  # warnings at the fence's line
+    unread = [f":{key}:" for key in settings if key != "tags" and key not in _CELL_TAGS]
+    for key in (key for key in settings if key in _CELL_TAGS):
+        options[_CELL_TAGS[key][0]] = _CELL_TAGS[key][1]
     for tag in re.split(r"[\s,]+", settings.get("tags", "").strip("[] ")):
         tag = tag.strip("'\"")
         if tag in _CELL_TAGS:
@@ -197,33 +221,4 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
         )
     words = [name + (f"={value}" if value else "") for name, value in options.items()]
     tok.info = ("python" if lang in _PY_KERNELS else lang) + (" {" + " ".join(words) + "}" if words else "")
-    if used and tok.map:
-        tok.content = "".join(lines[used:])
-        tok.map = [tok.map[0] + used, tok.map[1]]
-
-
-def cell_options(lines: list[str]) -> tuple[dict[str, str], int]:
-    """A code cell's options (`:key: value` lines, or YAML between `---` lines) and how many lines they and the blank
-    lines after them take; a YAML list (`- item` lines) is read as `a, b`."""
-    options: dict[str, str] = {}
-    used = 0
-    if lines and lines[0].strip() == "---":
-        end = next((k for k in range(1, len(lines)) if lines[k].strip() == "---"), None)
-        if end is None:
-            return {}, 0
-        key = ""
-        for line in lines[1:end]:
-            if line.strip().startswith("- ") and key:
-                options[key] = f"{options[key]}, {line.strip()[2:]}".lstrip(", ")
-            elif ":" in line:
-                key, _, value = line.partition(":")
-                key = key.strip()
-                options[key] = value.strip()
-        used = end + 1
-    else:
-        while used < len(lines) and (match := _OPTION_LINE.fullmatch(lines[used].rstrip("\n"))):
-            options[match[1]] = match[2].strip()
-            used += 1
-    while used and used < len(lines) and not lines[used].strip():
-        used += 1
-    return options, used
+    tok.map = moved

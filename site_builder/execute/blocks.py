@@ -34,6 +34,8 @@ class CodeBlock:
     clear_after: bool = False  # the names defined so far are forgotten after it runs (phmdoctest-clear-names)
     scope: str = ""  # the namespace it runs in: the post's (""), or phmdoctest's (setup, local, share, session)
     refused: str | None = None  # a convention's tool refuses the post: the block fails with this message
+    xfail: bool = False  # `raises` may also not happen: the block then passes (pytest's XPASS)
+    uncounted: bool = False  # the convention's tool does not see it: not in its count
 
     @property
     def skip(self) -> bool:
@@ -59,7 +61,11 @@ def code_blocks(parsed: ParsedPost) -> list[CodeBlock]:
             continue
         lang, options = fence_info(tok.info)
         line = parsed.post.body_line + tok.map[0] + 1
-        if marks is not None and (
+        if marks is not None and marks.shell:
+            code = shell_code(tok.content, marks.shell)
+            previous = _marked(CodeBlock(len(blocks), line, "exec", code, options), marks)
+            blocks.append(previous)
+        elif marks is not None and (
             (marks.inert and not marks.refused) or (lang not in EXEC_LANGS and not marks.doctest)
         ):
             previous = None
@@ -87,7 +93,7 @@ def _marked(block: CodeBlock, marks: Marks) -> CodeBlock:
     if marks.raises is not None:
         block.options["raises"] = marks.raises
     block.skipif, block.importorskip, block.clear_after = marks.skipif, marks.importorskip, marks.clear_after
-    block.scope, block.refused = marks.scope, marks.refused
+    block.scope, block.refused, block.xfail, block.uncounted = marks.scope, marks.refused, marks.xfail, marks.uncounted
     if marks.dedent:
         block.code = textwrap.dedent(block.code)
     if marks.omit:
@@ -97,6 +103,17 @@ def _marked(block: CodeBlock, marks: Marks) -> CodeBlock:
     for more in marks.cont:
         block.code += more.content
     return block
+
+
+def shell_code(script: str, shell: str) -> str:
+    """A shell block as pytest-codeblocks runs it (`subprocess.run(code, shell=True, check=True)`, stdout captured and
+    compared), in Python for the runner: on one line, so that a failure is at the block's line."""
+    executable = "/bin/bash" if shell == "bash" else None
+    return (
+        "import subprocess as _sp; _r = _sp.run("
+        f"{script!r}, shell=True, executable={executable!r}, stdout=_sp.PIPE); "
+        "print(_r.stdout.decode(), end=''); _r.check_returncode()\n"
+    )
 
 
 def _comment_blocks(index: int, line: int, marks: Marks) -> list[CodeBlock]:

@@ -32,6 +32,9 @@ def blocks_json(blocks: list[CodeBlock]) -> str:
     kept = []
     for b in blocks:
         fields = {k: v for k, v in asdict(b).items() if k not in ("line", "expected_line")}
+        for name in ("xfail", "uncounted"):  # newer fields, left out while unset: the keys of runs from before stay
+            if not fields[name]:
+                del fields[name]
         fields["options"] = {k: v for k, v in b.options.items() if k in RUN_OPTIONS}
         kept.append(fields)
     return json.dumps(kept, sort_keys=True)

@@ -157,6 +157,7 @@ def _payload(job: Job, result_path: str) -> dict[str, Any]:
             "clear_after": b.clear_after,
             "scope": b.scope,
             "refused": b.refused,
+            "xfail": b.xfail,
         }
         for b in job.blocks
     ]
