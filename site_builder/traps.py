@@ -88,6 +88,10 @@ INDENTED_FENCE = (
     "an indented ```python block (4 spaces or more) is text in Markdown, shown as it is and not run; Sybil runs it: "
     "indent it less, or set `exec: {conventions: [sybil]}` to run it as Sybil does"
 )
+SHELL_NOT_RUN = (
+    "```sh and ```bash blocks are shown here, not run (pytest-codeblocks runs them and fails on an error): write "
+    "```console for commands only shown, or set `exec: {conventions: [pytest-codeblocks]}` to run them as it does"
+)
 UNCLOSED = (
     "this code block has no closing fence: it takes the rest of the file here, and pytest-codeblocks fails the file: "
     "close it with a fence line"
@@ -135,6 +139,8 @@ def other_tools(state: StateCore) -> None:
             once("indented", tok, INDENTED_FENCE)
         elif executes and _runs(tok) and "pytest-codeblocks" not in read and not closed(state, tok):
             warn(state, tok, UNCLOSED)
+        elif executes and tok.type == "fence" and not read and tok.info.strip() in ("sh", "bash"):
+            once("shell", tok, SHELL_NOT_RUN)  # an executing post promises its code runs: say once which does not
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
                 first = not any(t.type == "fence" for t in tokens[:i])

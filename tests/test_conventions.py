@@ -230,8 +230,8 @@ def test_declared_convention_gives_the_tools_verdict(checked, name):
         n
         for n, v in EXPECTED.items()
         if v.verdict == "failed"
-        # here, without the setting, blocks share names; a ```sh block is not run (nor warned of: blogs show commands)
-        and n not in ("local/pytest-codeblocks/isolated.md", "local/pytest-codeblocks/shell_fail.md")
+        # here, without the setting, blocks share names
+        and n != "local/pytest-codeblocks/isolated.md"
     ],
 )
 def test_without_the_convention_strict_check_fails(checked, name):

@@ -103,10 +103,13 @@ def test_output_blocks_that_follow_no_python_block_warn(tmp_path):
     # nothing checks the unpaired outputs (the first one is wrong and the post still passes); the output after the
     # list belongs to the code that ends the list: it is checked (and right)
     assert proc.returncode == 0, out(proc)
-    assert proc.stdout.splitlines()[-1] == "4 passed, 0 failed, 4 warnings", out(proc)
+    assert proc.stdout.splitlines()[-1] == "4 passed, 0 failed, 5 warnings", out(proc)
     assert warnings(proc, rel) == [
         f"{rel}:{line_of(path, '```output')}: this output block follows no python block, so nothing checks it "
         "(put it right after the code it shows)",
+        f"{rel}:{line_of(path, '```bash')}: ```sh and ```bash blocks are shown here, not run (pytest-codeblocks "
+        "runs them and fails on an error): write ```console for commands only shown, or set "
+        "`exec: {conventions: [pytest-codeblocks]}` to run them as it does",
         f"{rel}:{line_of(path, '```output', 2)}: this output block follows a bash block, which does not run, so "
         "nothing checks it (put it right after the python code it shows, or write it as ```text)",
         f"{rel}:{line_of(path, '```output', 4)}: this output block follows another output block, so nothing checks "
