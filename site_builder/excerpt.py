@@ -1,8 +1,9 @@
 """A post's excerpt, for the lists and link previews of a post without a `summary`: what comes before a
 `<!--more-->` line (Hugo's and Jekyll's summary divider; MkDocs Material writes `<!-- more -->`), else the start of
-its first paragraphs, as plain text, its formulas as their TeX (`$L$`); and, for an excerpt with formulas, the same
-as HTML with them as MathML, which cards show (`excerpt_html`). Part of the render stage: a fragment carries them
-(`Rendered.excerpt`, `Rendered.excerpt_html`). `summary_html` is a front matter summary's HTML, its `$..$` rendered.
+its first paragraphs, as plain text, its formulas as their TeX (`$L$`); and, for an excerpt with formulas or inline
+code, the same as HTML with them as MathML and `<code>` (escaped), which cards show (`excerpt_html`). Part of the
+render stage: a fragment carries them (`Rendered.excerpt`, `Rendered.excerpt_html`). `summary_html` is a front
+matter summary's HTML, its `$..$` rendered.
 """
 
 from __future__ import annotations
@@ -26,11 +27,16 @@ _MATH = re.compile(r"<math\b.*?</math>", re.S)
 _TEX = re.compile(r'<annotation encoding="application/x-tex">(.*?)</annotation>', re.S)
 _HELD = 0xE000  # a formula stands as one private-use character (U+E000 + its index) while the text is cut
 _HOLDS = 0x1900  # as many as the private use area has
+_CODE = re.compile(r"<code\b[^>]*>(.*?)</code>", re.S)
+# inline code's text stands between these two (Unicode's annotation marks, never in a post's text) while the text
+# is cut: it counts as its characters, and a cut inside it still closes it
+_OPEN, _CLOSE = "\ufff9", "\ufffb"
 
 
 def excerpt_parts(fragment: str) -> tuple[str, str]:
-    """(the excerpt as plain text, its formulas as `$TeX$`; the same as HTML with them as MathML, "" when it
-    holds no formula). Only the paragraphs read are looked into (a long post has hundreds of formulas)."""
+    """(the excerpt as plain text, its formulas as `$TeX$`; the same as HTML with them as MathML and its inline
+    code as `<code>`, "" when it holds neither). Only the paragraphs read are looked into (a long post has
+    hundreds of formulas)."""
     formulas: list[str] = []
 
     def hold(m: re.Match[str]) -> str:
@@ -39,17 +45,34 @@ def excerpt_parts(fragment: str) -> tuple[str, str]:
         formulas.append(m[0])
         return chr(_HELD + len(formulas) - 1)
 
-    text = excerpt(fragment, lambda inner: _MATH.sub(hold, inner) if "<math" in inner else inner)
+    def keep(inner: str) -> str:
+        inner = _MATH.sub(hold, inner) if "<math" in inner else inner
+        return _CODE.sub(lambda m: f"{_OPEN}{m[1]}{_CLOSE}", inner) if "<code" in inner else inner
+
+    text = excerpt(fragment, keep)
     held = [chr(_HELD + i) for i in range(len(formulas)) if chr(_HELD + i) in text]
-    if not held:
+    if _OPEN in text:
+        text, shown = _code_spans(text)
+    elif not held:
         return text, ""
-    shown = str(markupsafe.escape(text))
+    else:
+        shown = str(markupsafe.escape(text))
     for ch in held:
         mathml = formulas[ord(ch) - _HELD]
         tex = _TEX.search(mathml)
         text = text.replace(ch, f"${html.unescape(tex[1]).strip()}$" if tex else "")
         shown = shown.replace(ch, mathml.replace(' display="block"', "", 1))
     return text, shown
+
+
+def _code_spans(text: str) -> tuple[str, str]:
+    """The excerpt's text with its code spans' marks taken out, and its HTML (escaped) with them as `<code>`: one
+    the cut left open is closed before the ellipsis."""
+    text = text.replace(_OPEN + "…", "…").removesuffix(_OPEN)  # cut right where a span began: none
+    shown = str(markupsafe.escape(text)).replace(_OPEN, "<code>").replace(_CLOSE, "</code>")
+    if shown.count("<code>") > shown.count("</code>"):
+        shown = shown.removesuffix("…") + "</code>" + ("…" if shown.endswith("…") else "")
+    return text.replace(_OPEN, "").replace(_CLOSE, ""), shown
 
 
 def excerpt(fragment: str, keep: Callable[[str], str] = str) -> str:

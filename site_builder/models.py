@@ -88,7 +88,8 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "26"  # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis
+RENDER_VERSION = "27"  # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis;
+# 27: code in excerpts
 
 
 @dataclass
@@ -105,7 +106,7 @@ class Rendered:
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
     unshown: list[Any] = field(default_factory=list)  # (path, stamp or None) of each local image it could not show
     excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py)
-    excerpt_html: str = ""  # the excerpt as HTML, its formulas MathML; "" when it holds none (cards show `excerpt`)
+    excerpt_html: str = ""  # the excerpt as HTML, formulas MathML, code `<code>`; "" with neither (cards: `excerpt`)
 
 
 @dataclass

@@ -91,6 +91,35 @@ def test_hugo_bilingual_site_urls_front_matter_and_bundles(tmp_path):
     assert any("content/posts/_index.md" in n for n in report.notes)
 
 
+SCHEDULED = {
+    "hugo.toml": 'title = "Later"\nbaseURL = "https://later.example/"\n',
+    "content/posts/now.md": "---\ntitle: Now\ndate: 2020-01-01\nexpiryDate: 2999-01-01\n---\n\nShown.\n",
+    "content/posts/soon.md": "---\ntitle: Soon\ndate: 2020-01-01\npublishDate: 2999-05-06\n---\n\nScheduled.\n",
+    "content/posts/gone.md": "+++\ntitle = 'Gone'\ndate = 2020-01-01\nexpiryDate = 2021-01-01\n+++\n\nExpired.\n",
+}
+
+
+def test_hugo_future_publish_date_and_past_expiry_date_are_held_back(tmp_path):
+    """Hugo publishes neither a page whose publishDate is to come nor one whose expiryDate has passed (without
+    --buildFuture/--buildExpired): neither is published here; the report names both."""
+    report = import_source(write(tmp_path / "old", SCHEDULED), tmp_path / "new")
+    new = tmp_path / "new"
+    soon, _ = front(new / "content/posts/soon.md")
+    assert soon["date"].startswith("2999-05-06") and soon["permalink"] == "/posts/soon/" and "draft" not in soon
+    assert front(new / "content/posts/gone.md")[0]["draft"] is True
+    assert "draft" not in front(new / "content/posts/now.md")[0]
+    held = [n for n in report.notes if n.startswith("held back")]
+    assert len(held) == 2 and held[0].endswith(": content/posts/soon.md") and held[1].endswith("content/posts/gone.md")
+    build(new)
+    assert (new / "output/posts/now/index.html").is_file()
+    assert not (new / "output/posts/soon").exists() and not (new / "output/posts/gone").exists()
+    # the config's buildFuture and buildExpired: Hugo published both, and so does the import
+    write(tmp_path / "old", {"hugo.toml": SCHEDULED["hugo.toml"] + "buildFuture = true\nbuildExpired = true\n"})
+    import_source(tmp_path / "old", tmp_path / "again")
+    assert front(tmp_path / "again/content/posts/soon.md")[0]["date"].startswith("2020-01-01")
+    assert "draft" not in front(tmp_path / "again/content/posts/gone.md")[0]
+
+
 SHORTCODES = {
     "config.toml": 'title = "S"\nbaseURL = "https://s.example/"\nuglyURLs = true\n',
     "layouts/shortcodes/pic.html": '<img src="/img/{{ .Get 0 }}.png" alt="{{ .Get 0 }}">',

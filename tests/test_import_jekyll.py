@@ -260,11 +260,12 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
     assert "::: warning\nMind **this**.\n:::" in text
     assert "\\begin{equation}y = c_1y_1" in text and "$y^*$" in text
     assert "\\begin{split}\na &= b \\mbox{ and } c \\thicksim d" in text  # kept: the build reads MathJax's TeX
-    assert (
-        "Bare:\n\n$$\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\n$$\n\nso" in text
-    )  # MathJax's bare environment
+    # MathJax's bare environment: kept as the source wrote it, the build renders it (numbered, \eqref linked)
+    assert "Bare:\n\\begin{align}\nx &= 1 \\label{eq:x}\n\\end{align}\nso \\eqref{eq:x}." in text
     build = run_cli("build", cwd=new, check=True)
     assert "cannot render math" not in build.stderr
+    page = next((new / "output").rglob("v.html")).read_text(encoding="utf-8")
+    assert 'id="eq:x"><mtext>(1)' in page and '<a href="#eq:x">(1)</a>' in page  # numbered; \eqref links it
 
 
 def test_jekyll_scholar_citations_and_references(tmp_path):
@@ -421,3 +422,37 @@ def test_config_exclude_leaves_folders_and_files_out(tmp_path):
     proc = run_cli("import", str(old), str(new), check=True)
     assert "imported 1 posts" in proc.stdout
     assert [p.name for p in (new / "content").rglob("*.md")] == ["2020-01-02-a.md"]
+
+
+def test_an_image_named_in_another_case_than_its_file_is_linked_by_the_files_name(tmp_path):
+    """`Iteratee1.svg` for `iteratee1.svg` showed on a case-insensitive disk only: one file alone matching, the
+    image links the file by its own name (a warning says so); two matching is not guessed."""
+    from site_builder.importer.source import import_source
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>'
+    body = "![It](/Images/Iteratee1.svg) and ![P](pics/Photo.PNG) and ![Two](/images/two.png)\n\n`![](/Images/Iteratee1.svg)`\n"
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\n",
+        {
+            "_posts/2020-01-02-a.md": f"---\ntitle: a\n---\n{body}",
+            "images/iteratee1.svg": svg,
+            "images/Two.png": "PNG",
+            "images/TWO.png": "PNG",
+            "_posts/pics/photo.png": "PNG",
+        },
+    )
+    report = import_source(old, tmp_path / "new")
+    text = (tmp_path / "new/content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert "![It](/images/iteratee1.svg) and ![P](pics/photo.png) and ![Two](/images/two.png)" in text
+    assert "`![](/Images/Iteratee1.svg)`" in text  # code: as written
+    assert (tmp_path / "new/content/images/iteratee1.svg").read_text(encoding="utf-8") == svg
+    assert (tmp_path / "new/content/posts/pics/photo.png").is_file()
+    problems = [str(p) for p in report.problems]
+    assert (
+        "_posts/2020-01-02-a.md:4: /Images/Iteratee1.svg is /images/iteratee1.svg on disk (a name in another case:"
+        " it showed on a case-insensitive disk only): linked as /images/iteratee1.svg; write /images/iteratee1.svg"
+        " in the source to fix it there"
+    ) in problems
+    assert any("pics/Photo.PNG is pics/photo.png on disk" in p for p in problems)
+    assert any("not in the source folder, e.g. /images/two.png" in p for p in problems)

@@ -154,3 +154,35 @@ def test_jakevdp_subset_imports_and_builds_faithfully(tmp_path):
         timeout=120,
     )
     assert text.returncode == 0, text.stdout
+
+
+SAVE_AS = {
+    "pelicanconf.py": "SITENAME = 'S'\nARTICLE_URL = '{slug}'\nARTICLE_SAVE_AS = '{slug}.html'\n"
+    "ARTICLE_LANG_SAVE_AS = '{lang}/{slug}/index.html'\nPAGE_URL = 'pages/{slug}/'\n",
+    "content/a.md": "Title: A\nDate: 2020-01-01\n\nServed at a.html, linked as /a.\n",
+    "content/b.md": "Title: B\nDate: 2020-01-02\nLang: fr\n\nServed at fr/b/, linked as b-fr.html.\n",
+    "content/c.md": "Title: C\nDate: 2020-01-03\nSave_as: archive/c.html\n\nServed at archive/c.html.\n",
+    "content/pages/about.md": "Title: About\n\nServed at pages/about.html, linked as pages/about/.\n",
+}
+
+
+def test_pelican_page_kept_where_save_as_wrote_it_and_its_url_redirects(tmp_path):
+    """Pelican writes the page at *_SAVE_AS and links it at *_URL: the page keeps the address of the file it
+    wrote; the URL, where they name different files, becomes a redirect (the site's links and readers' bookmarks
+    used it)."""
+    old = write(tmp_path / "old", SAVE_AS)
+    import_source(old, tmp_path / "new")
+    new = tmp_path / "new"
+    a = front(new / "content/posts/a.md")[0]  # `/a` is a.html on the hosts that served it: no redirect needed
+    assert a["permalink"] == "/a.html" and "aliases" not in a
+    b = front(new / "content/posts/b.md")[0]  # ARTICLE_LANG_SAVE_AS
+    assert b["permalink"] == "/fr/b/" and b["aliases"] == ["/b-fr.html"]
+    c = front(new / "content/posts/c.md")[0]  # the article's own save_as
+    assert c["permalink"] == "/archive/c.html" and c["aliases"] == ["/c"]
+    about = front(new / "content/pages/about.md")[0]  # PAGE_SAVE_AS's default, pages/{slug}.html
+    assert about["permalink"] == "/pages/about.html" and about["aliases"] == ["/pages/about/"]
+    build(new)
+    out = new / "output"
+    assert "Served at fr/b/" in (out / "fr/b/index.html").read_text(encoding="utf-8")
+    assert 'http-equiv="refresh"' in (out / "b-fr.html").read_text(encoding="utf-8")
+    assert "/pages/about.html" in (out / "pages/about/index.html").read_text(encoding="utf-8")

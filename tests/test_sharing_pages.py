@@ -320,6 +320,8 @@ def test_a_post_without_summary_is_listed_with_its_first_words_or_what_comes_bef
     write_post(root, "own.md", "title: Own\ndate: 2024-01-01\nsummary: Its own words.", "Not these.\n")
     zh = "学习的方式发生了很大的变化。" * 4 + "我们是否真正理解了这些答案？" + "本文记录一些思考，" * 6
     write_post(root, "zh.md", "title: 中文\ndate: 2023-12-01\nlang: zh", zh + "\n")
+    code = "The tag `{% raw %}` keeps `<b>` as written, and `{{ x }}` too.\n"
+    write_post(root, "code.md", "title: Code\ndate: 2023-11-01", code)
     run_cli("build", "--source", str(root), check=True)
     home = BeautifulSoup((root / "output/index.html").read_text(encoding="utf-8"), "html.parser")
     cards = {c.h2.a.text: c.select_one(".summary") for c in home.select("article.card")}
@@ -329,6 +331,12 @@ def test_a_post_without_summary_is_listed_with_its_first_words_or_what_comes_bef
     assert cards["Own"].text == "Its own words.", "a summary in the front matter wins"
     head = zh[:100]  # 200 wide: a CJK character counts two
     assert cards["中文"].text == head[: head.rindex("，")] + "…", "cut at the last CJK comma, which goes"
+    spans = [c.text for c in cards["Code"].find_all("code")]  # inline code stays code, escaped, as in the post
+    assert (
+        spans == ["{% raw %}", "<b>", "{{ x }}"]
+        and cards["Code"].text == "The tag {% raw %} keeps <b> as written, and {{ x }} too."
+    )
+    assert meta(soup(root / "output", "/blog/2023/code/"), "og:description") == cards["Code"].text, "as text"
     cut = soup(root / "output", "/blog/2024/cut/")
     assert meta(cut, "og:description") == "One two. Three.", "link previews say the same"
     feed = (root / "output/feed.xml").read_text(encoding="utf-8")

@@ -9,16 +9,19 @@ becomes a `SourceFile`:
 - a relative path (`img/x.png` next to the post): copied next to the written post, at the same relative path.
 A reference that `resolve` cannot find is left as written (the build warns about a missing image). The reader
 supplies `resolve`, since where a link points depends on the generator (baseurl, Hugo's static/, page bundles).
+A reference in another case than the file (`Iteratee1.svg` for `iteratee1.svg`: it showed on a case-insensitive
+disk only) is resolved when one file alone matches, and written with the file's own name, with a warning.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
-from site_builder.importer.source.model import IMAGE_SUFFIXES, FileArea, SourceDoc, SourceFile
+from site_builder.importer.source.model import IMAGE_SUFFIXES, FileArea, ImportProblem, SourceDoc, SourceFile
 
 # a Markdown link or image target (with an optional title), or an HTML src/href attribute
 _REFS = re.compile(
@@ -31,14 +34,68 @@ _CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$|`[^`\n]+`", re.M |
 Resolver = Callable[[str, SourceDoc], Path | None]
 
 
-def file_inside(candidate: Path, root: Path) -> Path | None:
+def file_inside(candidate: Path, root: Path, any_case: bool = True) -> Path | None:
     """`candidate` resolved (links followed), when it is a file inside the source tree `root`; None otherwise: a
-    reader's resolver never hands the writer a file from elsewhere on the author's disk."""
+    reader's resolver never hands the writer a file from elsewhere on the author's disk. With `any_case`, a
+    candidate that is not there is the one file whose path differs from it in case alone, if there is one."""
     try:
         found = candidate.resolve()
     except OSError:
         return None
-    return found if found.is_file() and found.is_relative_to(root.resolve()) else None
+    if found.is_file() and found.is_relative_to(root.resolve()):
+        return found
+    return _in_any_case(candidate, root) if any_case else None
+
+
+def _in_any_case(candidate: Path, root: Path) -> Path | None:
+    """The file below `root` whose path is `candidate`'s but for the case of its names, when one alone is."""
+    base = os.path.normpath(root.absolute())
+    path = os.path.normpath(candidate.absolute())
+    if not path.startswith(base + os.sep):
+        return None
+    here = base
+    for name in path[len(base) + 1 :].split(os.sep):
+        try:
+            names = os.listdir(here)
+        except OSError:
+            return None
+        same = [name] if name in names else [n for n in names if n.casefold() == name.casefold()]
+        if len(same) != 1:
+            return None
+        here = os.path.join(here, same[0])
+    return file_inside(Path(here), root, any_case=False)
+
+
+def real_case(ref: str, origin: Path) -> str:
+    """`ref` with its last names spelt as the file and folders on disk are (`/img/Iteratee1.svg` ->
+    `/img/iteratee1.svg` for `.../img/iteratee1.svg`), where they differ in case alone; else `ref` itself."""
+    split = urlsplit(ref)
+    parts = split.path.split("/")
+    disk = list(origin.parts)
+    changed = False
+    for i in range(len(parts) - 1, -1, -1):
+        name = unquote(parts[i])
+        if not disk or name in ("", ".", ".."):
+            break
+        real = disk.pop()
+        if name != real and name.casefold() != real.casefold():
+            break
+        if name != real:
+            parts[i], changed = (quote(real) if "%" in parts[i] else real), True
+    return split._replace(path="/".join(parts)).geturl() if changed else ref
+
+
+def _renamed(body: str, ref: str, new: str) -> str:
+    """`body` with each link and image to `ref` (outside code) pointing at `new`."""
+
+    def one(m: re.Match[str]) -> str:
+        return m[0].replace(ref, new) if (m.group("md") or m.group("html")) == ref else m[0]
+
+    out, pos = [], 0
+    for code in _CODE.finditer(body):
+        out += [_REFS.sub(one, body[pos : code.start()]), code[0]]
+        pos = code.end()
+    return "".join([*out, _REFS.sub(one, body[pos:])])
 
 
 def references(body: str) -> dict[str, bool]:
@@ -75,9 +132,12 @@ def is_page_link(ref: str) -> bool:
     return suffix in ("", ".html", ".htm", ".md", ".markdown", ".php")
 
 
-def collect(doc: SourceDoc, resolve: Resolver, missing: list[str] | None = None) -> list[SourceFile]:
+def collect(
+    doc: SourceDoc, resolve: Resolver, missing: list[str] | None = None, problems: list[ImportProblem] | None = None
+) -> list[SourceFile]:
     """The files `doc` uses that `resolve` finds, each with where it goes in NEW_SITE (see the module doc); the
-    images it shows that the source tree does not have are added to `missing`."""
+    images it shows that the source tree does not have are added to `missing`; a reference found in another case
+    is written with the file's name, and a problem naming both is added to `problems`."""
     out: list[SourceFile] = []
     for ref, image in references(doc.body).items():
         if is_page_link(ref):
@@ -87,6 +147,16 @@ def collect(doc: SourceDoc, resolve: Resolver, missing: list[str] | None = None)
             if missing is not None and PurePosixPath(urlsplit(ref).path).suffix.lower() in IMAGE_SUFFIXES:
                 missing.append(ref)
             continue
+        if (real := real_case(ref, origin)) != ref:
+            line = doc.line_offset + doc.body[: max(0, doc.body.find(ref))].count("\n")
+            doc.body = _renamed(doc.body, ref, real)
+            message = (
+                f"{ref} is {real} on disk (a name in another case: it showed on a case-insensitive disk only):"
+                f" linked as {real}; write {real} in the source to fix it there"
+            )
+            if problems is not None:
+                problems.append(ImportProblem(doc.rel, line, message))
+            ref = real
         path = unquote(urlsplit(ref).path)
         if path.startswith("/"):
             area: FileArea = "content" if image and origin.suffix.lower() in IMAGE_SUFFIXES else "static"

@@ -106,6 +106,21 @@ def _docs(site: HugoSite, root: Path, problems: list[ImportProblem], notes: list
                     lists.append(rel)  # a page a layout of the old theme makes (search, archives)
                 elif doc is not None:
                     docs.append(doc)
+    held = {
+        "future": [d.rel for d in docs if d.source_meta.get("_held") == "future" and not d.draft],
+        "expired": [d.rel for d in docs if d.source_meta.get("_held") == "expired"],
+    }
+    if held["future"]:
+        notes.append(
+            "held back as Hugo held them (a date or publishDate in the future): dated then, the build publishes"
+            " them from that day (`build --future` shows them before, as Hugo's --buildFuture): "
+            + ", ".join(held["future"])
+        )
+    if held["expired"]:
+        notes.append(
+            "held back as Hugo held them (an expiryDate in the past): written as drafts (`build --drafts` shows"
+            " them, as Hugo's --buildExpired): " + ", ".join(held["expired"])
+        )
     if lists:
         notes.append(
             "list pages and pages with no text of their own not imported (the new site makes its own"
@@ -141,7 +156,8 @@ def _resolver(site: HugoSite, root: Path) -> assets.Resolver:
             candidates = [folder / path.lstrip("/") for folder in folders]
         else:
             candidates = [doc.origin.parent / path]
-        return next((f for c in candidates if (f := assets.file_inside(c, root)) is not None), None)
+        exact = (f for c in candidates if (f := assets.file_inside(c, root, any_case=False)) is not None)
+        return next(exact, None) or next((f for c in candidates if (f := assets.file_inside(c, root))), None)
 
     return resolve
 
@@ -247,14 +263,13 @@ def read(root: Path, config: Path) -> SourceSite:
         mathjax.escaped_dollars,
         *((mathjax.markdown_unescaped,) if unescape else ()),
         texmacros.tex_macros,
-        common.bare_environments,
-        common.mathjax_commands,
+        common.control_space,
         common.own_computer_images,
     )
     found: list[SourceFile] = []
     for doc in docs:
         problems += apply_rules(doc, hugo_rules, urls)
-        found += assets.collect(doc, resolve)
+        found += assets.collect(doc, resolve, problems=problems)
         image = doc.meta.get("image")
         origin = resolve(image, doc) if isinstance(image, str) and not urlsplit(image).scheme else None
         if isinstance(image, str) and origin is not None:

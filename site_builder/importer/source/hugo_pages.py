@@ -9,6 +9,11 @@ post or a page, its URL by Hugo's rules (hugo_urls.py) and where it is written.
   `images[0]`/`image`/`featured_image`/`cover.image`/`thumbnail` -> `image`, `aliases` (a relative one made
   absolute from the page's folder, as Hugo does), `slug`, the language (a `.CODE.md` suffix or the language's
   content folder) and `translationKey`; `_build.list: never` -> `hidden`.
+- Held back as Hugo holds them back (unless the config's `buildFuture`/`buildExpired`): a `publishDate` (else
+  `pubDate`, `published`) in the future makes that the post's `date` when `date` is not (the build then publishes
+  it from that day, and `build --future` before, as Hugo's `--buildFuture`); an `expiryDate` (or `unpublishDate`)
+  in the past makes it a draft (`--drafts` shows it, as Hugo's `--buildExpired`). `source_meta["_held"]` says
+  which, for the report.
 """
 
 from __future__ import annotations
@@ -94,6 +99,24 @@ def _when(meta: dict[str, Any], site: HugoSite, path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
 
 
+def _schedule(meta: dict[str, Any], site: HugoSite, dt: datetime, ours: dict[str, Any]) -> None:
+    """Hugo's publishDate and expiryDate as our `date` and `draft` (module docstring); `meta["_held"]` set to
+    "future" or "expired" for a page Hugo did not publish when imported."""
+    now = datetime.now(timezone.utc)
+    publish = next(
+        (d for k in ("publishdate", "pubdate", "published") if (d := parse_date(meta.get(k), site.zone)) is not None),
+        dt,
+    )
+    if publish != dt and (publish > now) != (dt > now) and not site.config.get("buildfuture"):
+        ours["date"] = publish  # held back until its publishDate (or published by it although dated later)
+    if ours["date"] > now and not site.config.get("buildfuture"):
+        meta["_held"] = "future"
+    expiry = parse_date(meta.get("expirydate") or meta.get("unpublishdate"), site.zone)
+    if expiry is not None and expiry <= now and not site.config.get("buildexpired"):
+        ours["draft"] = True
+        meta["_held"] = "expired"
+
+
 def is_post(meta: dict[str, Any], rel: str, main_sections: list[str]) -> bool:
     kind = str(meta.get("type") or "").lower()
     if kind:
@@ -131,6 +154,7 @@ def hugo_doc(
         ours["lang"] = lang
         ours["translation_key"] = str(meta.get("translationkey") or key)
     ours["permalink"] = url
+    _schedule(meta, site, dt, ours)
     summary = meta.get("summary") or meta.get("description")
     if isinstance(summary, str) and summary.strip():
         ours["summary"] = " ".join(summary.split())

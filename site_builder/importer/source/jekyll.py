@@ -26,7 +26,7 @@ import yaml
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, kramdown, liquid
 from site_builder.importer.source.bibtex import read_bib, scholar_rules
-from site_builder.importer.source.common import bare_environments, mathjax_commands, own_computer_images
+from site_builder.importer.source.common import control_space, own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
@@ -51,8 +51,7 @@ RULES: tuple[Rule, ...] = (
     *liquid.RULES[1:],
     *kramdown.RULES,
     tex_macros,
-    bare_environments,
-    mathjax_commands,
+    control_space,
     own_computer_images,
     liquid.leftovers,
     liquid.unhide,
@@ -259,7 +258,7 @@ def read(old: Path, config: Path) -> SourceSite:
     for doc in docs + pages:
         problems += apply_rules(doc, rules, urls, values)
         missing: list[str] = []
-        found += assets.collect(doc, resolve, missing)
+        found += assets.collect(doc, resolve, missing, problems)
         if missing:
             message = f"{len(missing)} image(s) the post shows are not in the source folder, e.g. {missing[0]}"
             problems.append(ImportProblem(doc.rel, None, message))

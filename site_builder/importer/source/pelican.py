@@ -126,10 +126,9 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
         or (folder.split("/")[-1] if folder and site.get("USE_FOLDER_AS_CATEGORY") else "")
         or site.get("DEFAULT_CATEGORY")
     )
-    kind = "PAGE" if page else "ARTICLE"
-    pattern = str(
-        meta.get("url") or site.get(f"{kind}_URL" if lang == site.get("DEFAULT_LANG") else f"{kind}_LANG_URL")
-    )
+    setting = ("PAGE" if page else "ARTICLE") + ("" if lang == site.get("DEFAULT_LANG") else "_LANG")
+    pattern = str(meta.get("url") or site.get(f"{setting}_URL"))
+    save_as = meta.get("save_as") if isinstance(meta.get("save_as"), str) else site.get(f"{setting}_SAVE_AS")
     values = {
         **{k: v for k, v in meta.items() if isinstance(v, str)},
         "slug": slug,
@@ -139,6 +138,8 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
         "author": slugify(str(meta.get("author") or site.get("AUTHOR") or "")),
     }
     url = _url(pattern, values) or f"/{slug}.html"
+    saved = _url(str(save_as), values) if save_as else None
+    url, old_url = served(url, saved) if saved else (url, "")
     ours: dict[str, Any] = {"title": title, "date": dt}
     updated = _date(meta.get("modified"), site)
     if updated is not None and updated != dt:
@@ -150,6 +151,8 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
             meta["_folder_category"] = category
     ours["tags"] = list(dict.fromkeys(tags))
     ours["permalink"] = url
+    if old_url:
+        ours["aliases"] = [old_url]
     for key in ("summary", "author"):
         if isinstance(meta.get(key), str) and meta[key].strip():
             ours[key] = " ".join(meta[key].split())
@@ -161,9 +164,23 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
         ours["hidden"] = True
     if status == "draft":
         ours["draft"] = True
+    if not save_as and status != "draft":  # an empty {setting}_SAVE_AS: Pelican wrote no page for it
+        ours["draft"] = True
+        meta["_unsaved"] = f"{setting}_SAVE_AS"
     dest = re.sub(r"\.[^./]+$", ".md", content_rel) if not page else f"{slugify(slug) or 'page'}.md"
     meta["_content_rel"] = content_rel
     return SourceDoc(path, rel, "page" if page else "post", dest, ours, body, body_line, meta)
+
+
+def served(url: str, save_as: str) -> tuple[str, str]:
+    """(the permalink, the old URL that redirects to it, or ""), from the URL Pelican linked (`*_URL`) and the file
+    it wrote (`*_SAVE_AS`). The page was served at its file, and at the URL when that names the same file (`x/` for
+    `x/index.html`, `x` for `x.html` on hosts that serve it, as GitHub Pages does); the site's own links, its feed
+    and so readers' bookmarks used the URL. Where the two name different files, the page keeps the file's address
+    (the one that answered) and the URL becomes a redirect to it, so both keep working."""
+    page = save_as.removesuffix("index.html") if save_as.endswith("/index.html") else save_as
+    same = url in (save_as, page) or url.rstrip("/") == page.rstrip("/") or url + ".html" == save_as
+    return (page, "") if same else (page, url)
 
 
 def _under(rel: str, folders: list[str]) -> bool:
@@ -189,6 +206,9 @@ def _docs(site: PelicanSite, root: Path, problems: list[ImportProblem]) -> list[
             elif suffix in MARKDOWN and (page or _under(content_rel, articles)):
                 doc = _doc(site, path, rel, content_rel, page)
                 (problems if isinstance(doc, ImportProblem) else docs).append(doc)  # type: ignore[arg-type]
+                if isinstance(doc, SourceDoc) and doc.source_meta.get("_unsaved"):
+                    why = f"{doc.source_meta['_unsaved']} is empty: Pelican wrote no page for it; written as a draft"
+                    problems.append(ImportProblem(rel, None, why))
     return docs
 
 
@@ -213,8 +233,7 @@ def _rules(site: PelicanSite) -> tuple[Rule, ...]:
         pelican_tags.summary_marks,
         mathjax.escaped_dollars,
         texmacros.tex_macros,
-        common.bare_environments,
-        common.mathjax_commands,
+        common.control_space,
         common.own_computer_images,
         pelican_tags.leftovers,
     )
@@ -265,7 +284,7 @@ def read(root: Path, config: Path) -> SourceSite:
         problems += apply_rules(doc, rules, urls)
         if pelican_tags.NOTEBOOK_MARK.search(doc.body):
             problems += notebook_doc(doc, site.content / str(site.get("NOTEBOOK_DIR")).strip("/"), site.content)
-        found += assets.collect(doc, resolve)
+        found += assets.collect(doc, resolve, problems=problems)
         for poster in re.findall(r'<video [^>]*\bposter="(/[^"]+)"', doc.body):  # {% video %}'s still image
             origin = resolve(poster, doc)
             found += [SourceFile(origin, "static", poster.lstrip("/"))] if origin is not None else []

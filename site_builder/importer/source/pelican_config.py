@@ -3,7 +3,8 @@ literal (`NAME = 'x'`, lists, dicts, numbers, True/False/None) is read with `ast
 expression, an import, a function call) is skipped, and Pelican's default is used for it.
 
 Kept: SITENAME, SITESUBTITLE, SITEURL, AUTHOR, PATH, ARTICLE_PATHS, PAGE_PATHS, STATIC_PATHS, ARTICLE_URL,
-ARTICLE_SAVE_AS, PAGE_URL, PAGE_SAVE_AS, ARTICLE_LANG_URL, DEFAULT_METADATA, TIMEZONE, DEFAULT_LANG,
+ARTICLE_SAVE_AS, PAGE_URL, PAGE_SAVE_AS, ARTICLE_LANG_URL, ARTICLE_LANG_SAVE_AS, PAGE_LANG_URL,
+PAGE_LANG_SAVE_AS, DEFAULT_METADATA, TIMEZONE, DEFAULT_LANG,
 DEFAULT_CATEGORY, USE_FOLDER_AS_CATEGORY, SLUGIFY_SOURCE, CODE_DIR, NOTEBOOK_DIR, MENUITEMS, DISPLAY_PAGES_ON_MENU.
 """
 
@@ -30,9 +31,11 @@ DEFAULTS: dict[str, Any] = {
     "ARTICLE_URL": "{slug}.html",
     "ARTICLE_SAVE_AS": "{slug}.html",
     "ARTICLE_LANG_URL": "{slug}-{lang}.html",
+    "ARTICLE_LANG_SAVE_AS": "{slug}-{lang}.html",
     "PAGE_URL": "pages/{slug}.html",
     "PAGE_SAVE_AS": "pages/{slug}.html",
     "PAGE_LANG_URL": "pages/{slug}-{lang}.html",
+    "PAGE_LANG_SAVE_AS": "pages/{slug}-{lang}.html",
     "DEFAULT_METADATA": {},
     "TIMEZONE": "UTC",
     "DEFAULT_LANG": "en",
