@@ -61,6 +61,41 @@ def test_task_list_items_are_labelled_checkboxes_not_brackets(site):
     boxes = [i.select_one("label > input[type=checkbox][disabled]") for i in items]
     assert [b.has_attr("checked") for b in boxes] == [True, False]  # the box is named by its label: its item's text
     assert "[x]" not in body.get_text() and "[ ]" not in body.get_text()
+    assert body.select_one("ul.contains-task-list")["role"] == "list"  # a list still, its task items unbulleted
+
+
+TASKS_SCRIPT = """
+const items = [...document.querySelectorAll('.post-body li')];
+const textLeft = (li) => {
+  const text = [...li.querySelectorAll('*'), li].flatMap((e) => [...e.childNodes]).find((n) => n.nodeType === 3 && n.data.trim());
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  return range.getBoundingClientRect().left;
+};
+return items.map((li) => {
+  const box = li.querySelector('input[type=checkbox]');
+  return {
+    bullet: getComputedStyle(li).listStyleType,
+    text: textLeft(li),
+    item: li.getBoundingClientRect().left,
+    list: li.parentElement.getBoundingClientRect().left,
+    box: box && [box.getBoundingClientRect().left, box.getBoundingClientRect().right],
+  };
+});
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_task_list_items_show_their_checkbox_where_the_bullet_was(browser, width):
+    driver, base = browser
+    driver.set_window_size(width, 900)
+    driver.get(base + "/blog/2024/tasks/")
+    done, todo, plain = driver.execute_script(TASKS_SCRIPT)
+    assert [done["bullet"], todo["bullet"], plain["bullet"]] == ["none", "none", "disc"]  # as GitHub shows them
+    for task in (done, todo):
+        left, right = task["box"]
+        assert task["list"] <= left and right <= task["item"], task  # the box in the bullet's place, the gutter
+        assert abs(task["text"] - plain["text"]) <= 1, (task, plain)  # the item's words where a plain item's start
 
 
 def test_own_svg_figure_is_published_and_shown_as_an_image_sized_by_its_viewbox(site):
@@ -138,17 +173,24 @@ return out;
 TRADITIONAL = ["輸出", "✓ 已驗證", "✗ 未通過驗證", "✓ 已驗證"]
 
 
-def test_words_the_theme_css_writes_are_in_the_pages_own_script(site):
+@pytest.fixture(scope="module")
+def browser(site):
+    """Headless Chromium and the address of the built site, served."""
     driver = chromium()
     try:
         with serve_folder(site / "output") as base:
-            got = {}
-            for url in ("/zh-TW/blog/2024/tw/", "/blog/2024/hk/", "/zh-cn/blog/2024/cn/", "/ko/blog/2024/ko/"):
-                driver.get(base + url)
-                tags = ["zh-Hant", "zh-Hant-TW", "zh-MO", "zh-Hans", "zh"] if url.startswith("/zh-TW/") else []
-                got[url] = driver.execute_script(WORDS_SCRIPT, OUTPUTS, tags)
+            yield driver, base
     finally:
         driver.quit()
+
+
+def test_words_the_theme_css_writes_are_in_the_pages_own_script(browser):
+    driver, base = browser
+    got = {}
+    for url in ("/zh-TW/blog/2024/tw/", "/blog/2024/hk/", "/zh-cn/blog/2024/cn/", "/ko/blog/2024/ko/"):
+        driver.get(base + url)
+        tags = ["zh-Hant", "zh-Hant-TW", "zh-MO", "zh-Hans", "zh"] if url.startswith("/zh-TW/") else []
+        got[url] = driver.execute_script(WORDS_SCRIPT, OUTPUTS, tags)
     simplified = ["输出", "✓ 已验证", "✗ 未通过验证", "✓ 已验证"]
     tw = got["/zh-TW/blog/2024/tw/"]
     assert tw["page"] == TRADITIONAL and got["/blog/2024/hk/"]["page"] == TRADITIONAL
