@@ -19,6 +19,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.container import container_plugin
 
 from site_builder.fences import warn
+from site_builder.util.langs import in_language
 
 KINDS = ("note", "tip", "important", "warning", "danger", "correction")
 ALIASES = {"info": "note", "hint": "tip", "caution": "danger", "error": "danger", "attention": "warning"}
@@ -50,6 +51,32 @@ TITLES = {
         "error": "错误",
         "attention": "注意",
     },
+    "zh-TW": {  # Traditional: zh-TW, zh-HK, zh-Hant (util/langs.py)
+        "note": "注意",
+        "tip": "提示",
+        "important": "重要",
+        "warning": "警告",
+        "danger": "危險",
+        "correction": "更正",
+        "info": "資訊",
+        "hint": "提示",
+        "caution": "小心",
+        "error": "錯誤",
+        "attention": "注意",
+    },
+    "ko": {
+        "note": "참고",
+        "tip": "팁",
+        "important": "중요",
+        "warning": "경고",
+        "danger": "위험",
+        "correction": "정정",
+        "info": "정보",
+        "hint": "힌트",
+        "caution": "주의",
+        "error": "오류",
+        "attention": "주의",
+    },
 }
 _NAME = re.compile(r"\s*\{?([A-Za-z][\w-]*)\}?(?:\s+(.*?))?\s*$")  # `note Title`, MyST's `{note}`
 _ALERT = re.compile(r"\[!([A-Za-z]+)\][+-]?(?=\s|$)[ \t]*")  # GitHub's `[!NOTE]`, Obsidian's `[!tip]- Title`
@@ -77,7 +104,7 @@ def _title_tokens(state: StateCore, opener: Token, name: str, title: list[Token]
     language; the block's kind, from `name`, on `opener`."""
     kind = _kind(state, opener, name)
     post = state.env.get("post")
-    words = TITLES["zh" if post is not None and post.lang.startswith("zh") else "en"]
+    words = in_language(post.lang, TITLES) if post is not None else TITLES["en"]
     word = words.get(name.lower(), words[kind])
     n = state.env["admonitions"] = state.env.get("admonitions", 0) + 1
     opener.meta.update(kind=kind, id=f"admonition_{n}")  # `_` is in no heading's id (slugify drops it)

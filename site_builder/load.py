@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import unicodedata
@@ -15,7 +16,7 @@ import yaml
 
 from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
-from site_builder.config.site import has_scheme, path_problem
+from site_builder.config.site import has_scheme, is_language_tag, path_problem
 from site_builder.config.siteexec import conventions
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
@@ -235,7 +236,7 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
     stem, suffix_lang = split_lang_suffix(path.stem, cfg)
     if stem == "index" and path.parent not in (cfg.posts_path, cfg.pages_path):
         stem = path.parent.name
-    declared = front.meta.get("lang")
+    declared = _declared_language(cfg, front, rel)
     if suffix_lang and declared and str(declared) != suffix_lang:
         raise SiteError(
             f"the file name says language {suffix_lang!r} but the front matter says lang: {declared}",
@@ -243,6 +244,22 @@ def _language(path: Path, cfg: SiteConfig, front: FrontMatter, rel: str) -> tupl
             front.line("lang"),
         )
     return stem, str(declared or suffix_lang or cfg.language)
+
+
+def _declared_language(cfg: SiteConfig, front: FrontMatter, rel: str) -> Any:
+    """The front matter's `lang`; one that is not a language tag (`../../x`, `zh_TW`) is a warning, and none: it
+    would be the page's `<html lang>`, a URL's segment and the name of the search index's files."""
+    declared = front.meta.get("lang")
+    if declared in (None, "") or is_language_tag(declared):
+        return declared
+    close = difflib.get_close_matches(str(declared).lower(), [c.lower() for c in cfg.languages], n=1, cutoff=0.6)
+    codes = {c.lower(): c for c in cfg.languages}
+    hint = f"did you mean {codes[close[0]]!r}?" if close else f"the site's languages: {', '.join(cfg.languages)}"
+    message = f"lang {str(declared)!r} is not a language tag"
+    front.warnings.append(
+        SiteWarning(message, rel, front.line("lang"), f"built in the site's language, {cfg.language}", hint)
+    )
+    return None
 
 
 def _page_pattern(path: Path, cfg: SiteConfig) -> str:

@@ -88,8 +88,9 @@ class ImageUse:
 # The renderer's version (render.py and the modules it calls): bump it when their output changes, to drop cached
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
-RENDER_VERSION = "27"  # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis;
-# 27: code in excerpts
+# 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis; 27: zh-TW, ko titles;
+# 28: a task list's role; 29: code in excerpts
+RENDER_VERSION = "29"
 
 
 @dataclass

@@ -248,6 +248,16 @@ def _heading_levels(state: StateCore) -> None:
             tok.tag = f"h{int(tok.tag[1]) - shift}"
 
 
+def _task_list_role(state: StateCore) -> None:
+    """A list of task items says it is a list (`role="list"`): the theme shows its task items without a bullet, and
+    Safari's VoiceOver stops announcing a list whose items show no marker unless it says so."""
+    if "[" not in state.src:
+        return
+    for tok in state.tokens:
+        if tok.type in ("bullet_list_open", "ordered_list_open") and tok.attrGet("class") == "contains-task-list":
+            tok.attrSet("role", "list")
+
+
 def _headerless_tables(state: StateCore) -> None:
     """A table whose header cells are all empty (how Markdown writes a table without a header: kramdown and
     imported Jekyll posts do) gets no header row: empty column headers say nothing (axe: empty-table-header)."""
@@ -276,6 +286,7 @@ def make_parser() -> MarkdownIt:
     md.use(footnote_plugin)
     md.use(deflist_plugin)
     md.use(tasklists_plugin, label=True)  # GFM's `- [x] done`: a disabled checkbox, its item's text its label
+    md.core.ruler.after("github-tasklists", "task_list_role", _task_list_role)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
     md.use(math_syntax_plugin)
     md.use(

@@ -26,6 +26,7 @@ from site_builder.svgimage import probe_image
 from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
+from site_builder.util.langs import in_language
 
 # RENDER_VERSION (bump it when this module's output changes) is declared in models.py: light to import
 # a word is a run of A-Z a-z 0-9 _ ' ’ -; in UTF-8 (’ made ') every other character is bytes the table makes spaces
@@ -159,11 +160,14 @@ class PostRenderer(RendererHTML):
         return super().renderToken(tokens, idx, options, env)
 
 
+_PHOTO = {"en": "Photo", "zh": "照片", "zh-TW": "照片", "ko": "사진"}
+
+
 def _photo_label(alt: str, env: EnvType) -> str:
     """The name of a gallery photo's link when the photo has no alt text: its place in the post ("Photo 2")."""
     n = env["gallery_photo"] = env.get("gallery_photo", 0) + 1
     post: Post | None = env.get("post")
-    word = "照片" if post is not None and post.lang.startswith("zh") else "Photo"
+    word = in_language(post.lang, _PHOTO) if post is not None else _PHOTO["en"]
     return "" if alt else f' aria-label="{word} {n}"'
 
 

@@ -8,6 +8,8 @@ import http.server
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -173,3 +175,109 @@ def serve_folder(folder: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class Served:
+    """`site-builder serve --port 0` on `root` in a process of its own, its output read all along (`lines`, `log()`);
+    its address (`url`, `port`), its output folder and how long it took to serve (`serving`, seconds). Stopped by
+    `stop()` or at the end of a `with` block."""
+
+    SERVING = re.compile(r"serving (http://(\S+):(\d+)/) .* from (\S+)")
+
+    def __init__(self, root: Path, *extra: str) -> None:
+        started = time.monotonic()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.lines: list[str] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            m = self.SERVING.search(line)
+            if m:
+                self.serving = time.monotonic() - started
+                self.url, self.host, self.port, self.output = m.group(1), m.group(2), int(m.group(3)), Path(m.group(4))
+                self._reader = threading.Thread(target=self._read, daemon=True)
+                self._reader.start()
+                return
+        self.proc.kill()
+        self.proc.wait()
+        raise AssertionError("server did not start:\n" + "".join(self.lines))
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    def log(self) -> str:
+        """Everything it printed so far; once it has exited, all of it."""
+        if self.proc.poll() is not None:
+            self._reader.join(5)
+        return "".join(self.lines)
+
+    def connect(self, timeout: float = 5) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+
+    def raw(self, request: bytes) -> tuple[int, dict[str, str], bytes]:
+        """Send `request` exactly as given; read until the server closes. Status 0: no status line came back."""
+        with self.connect() as s:
+            s.sendall(request)
+            data = b""
+            try:
+                while chunk := s.recv(65536):
+                    data += chunk
+            except ConnectionResetError:
+                pass
+        head, _, body = data.partition(b"\r\n\r\n")
+        m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
+        if not m:
+            return 0, {}, data
+        headers = dict(line.split(": ", 1) for line in head.decode("latin-1").split("\r\n")[1:] if ": " in line)
+        return int(m.group(1)), headers, body
+
+    def get(
+        self, target: str, host: str | None = "127.0.0.1", method: str = "GET"
+    ) -> tuple[int, dict[str, str], bytes]:
+        """A request with the path sent exactly as given (no client-side normalisation)."""
+        host_line = "" if host is None else f"Host: {host}\r\n"
+        return self.raw(f"{method} {target} HTTP/1.1\r\n{host_line}Connection: close\r\n\r\n".encode("latin-1"))
+
+    def raw_get(self, target: str) -> tuple[int, bytes]:
+        status, _, body = self.get(target)
+        return status, body
+
+    def head(self, target: str) -> tuple[int, dict[str, str]]:
+        status, headers, _ = self.get(target, method="HEAD")
+        return status, headers
+
+    def fds(self) -> int:
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def threads(self) -> int:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        return int(re.search(r"^Threads:\s+(\d+)", status, re.M).group(1))  # type: ignore[union-attr]
+
+    def stop(self) -> float:
+        """Ctrl-C (SIGINT), killed if it has not exited within 10 s: the seconds it took."""
+        start = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return time.monotonic() - start
+
+    def __enter__(self) -> Served:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -9,20 +9,17 @@ test_sigterm_during_the_first_build_still_removes_the_temporary_output.)
 from __future__ import annotations
 
 import http.client
-import os
 import re
 import select
 import signal
 import socket
 import struct
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from helpers import make_site, wait_for, write_post
+from helpers import Served, make_site, wait_for, write_post
 
 from site_builder.server.http import EVENTS_PATH as EVENTS
 
@@ -30,83 +27,6 @@ pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the
 
 HEADER_TIMEOUT = 10  # seconds the server gives a client to send a request's line and headers (server/http.py)
 SECRET = "top-secret-outside-the-site"
-
-
-class Serve:
-    """`site-builder serve --port 0` in a subprocess; its output is read all along (kept in `lines`)."""
-
-    def __init__(self, root: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0", *extra],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: list[str] = []
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            m = re.search(r"serving http://(\S+):(\d+)/ .* from (\S+)", line)
-            if m:
-                self.host, self.port, self.output = m.group(1), int(m.group(2)), Path(m.group(3))
-                threading.Thread(target=self._drain, daemon=True).start()
-                return
-        self.proc.kill()
-        raise AssertionError("server did not start:\n" + "".join(self.lines))
-
-    def _drain(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line)
-
-    def connect(self, timeout: float = 5) -> socket.socket:
-        return socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
-
-    def raw(self, request: bytes) -> tuple[int, dict[str, str], bytes]:
-        """Send `request` exactly as given; read until the server closes. Status 0: no status line came back."""
-        with self.connect() as s:
-            s.sendall(request)
-            data = b""
-            try:
-                while chunk := s.recv(65536):
-                    data += chunk
-            except ConnectionResetError:
-                pass
-        head, _, body = data.partition(b"\r\n\r\n")
-        m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
-        if not m:
-            return 0, {}, data
-        headers = dict(line.split(": ", 1) for line in head.decode("latin-1").split("\r\n")[1:] if ": " in line)
-        return int(m.group(1)), headers, body
-
-    def get(
-        self, target: str, host: str | None = "127.0.0.1", method: str = "GET"
-    ) -> tuple[int, dict[str, str], bytes]:
-        host_line = "" if host is None else f"Host: {host}\r\n"
-        return self.raw(f"{method} {target} HTTP/1.1\r\n{host_line}Connection: close\r\n\r\n".encode("latin-1"))
-
-    def fds(self) -> int:
-        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
-
-    def threads(self) -> int:
-        status = Path(f"/proc/{self.proc.pid}/status").read_text()
-        return int(re.search(r"^Threads:\s+(\d+)", status, re.M).group(1))  # type: ignore[union-attr]
-
-    def output_text(self) -> str:
-        return "".join(self.lines)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 @pytest.fixture()
@@ -119,13 +39,12 @@ def site(tmp_path: Path) -> Path:
 
 @pytest.fixture()
 def server(site: Path):
-    srv = Serve(site)
-    yield srv
-    srv.stop()
+    with Served(site) as srv:
+        yield srv
 
 
-def no_traceback(srv: Serve) -> None:
-    assert "Traceback" not in srv.output_text(), srv.output_text()[-3000:]
+def no_traceback(srv: Served) -> None:
+    assert "Traceback" not in srv.log(), srv.log()[-3000:]
 
 
 # --- traversal ------------------------------------------------------------------------------------------------------
@@ -158,7 +77,7 @@ MALFORMED = [
 # fmt: on
 
 
-def plant_secrets(srv: Serve) -> None:
+def plant_secrets(srv: Served) -> None:
     """A file beside the output folder, a symlink to it, a symlinked folder leaving the site."""
     outside = srv.output.parent / "secret.txt"
     outside.write_text(SECRET)
@@ -170,7 +89,7 @@ def leaked(body: bytes) -> bool:
     return SECRET.encode() in body or b"root:x:0:0" in body or b"root:" in body
 
 
-def test_traversal_tries_get_404_and_nothing_outside_the_site(server: Serve) -> None:
+def test_traversal_tries_get_404_and_nothing_outside_the_site(server: Served) -> None:
     plant_secrets(server)
     for target in TRAVERSALS:
         for method in ("GET", "HEAD"):
@@ -189,7 +108,7 @@ def test_traversal_tries_get_404_and_nothing_outside_the_site(server: Serve) -> 
     no_traceback(server)
 
 
-def test_no_redirect_leaves_the_site(server: Serve) -> None:
+def test_no_redirect_leaves_the_site(server: Served) -> None:
     """A folder without its slash is redirected to it: never to another host (`//host/` is one)."""
     for target in ("/blog", "//blog", "http://127.0.0.1//blog", "http://127.0.0.1///blog", "/blog/2025/hello"):
         status, headers, _ = server.get(target)
@@ -202,7 +121,7 @@ def test_no_redirect_leaves_the_site(server: Serve) -> None:
 # --- slowloris --------------------------------------------------------------------------------------------------------
 
 
-def slow_clients(srv: Serve, n: int) -> list[socket.socket]:
+def slow_clients(srv: Served, n: int) -> list[socket.socket]:
     """`n` connections that started a request and never finish it: some silent, some mid request line, some in the
     headers."""
     socks = []
@@ -225,7 +144,7 @@ def closed_by_server(s: socket.socket) -> bool:
         return True
 
 
-def test_slowloris_does_not_stop_a_normal_request_and_is_dropped(server: Serve) -> None:
+def test_slowloris_does_not_stop_a_normal_request_and_is_dropped(server: Served) -> None:
     socks = slow_clients(server, 50)
     stop = threading.Event()
 
@@ -291,7 +210,7 @@ def test_concurrent_reads_during_rebuilds_get_whole_pages_and_no_5xx(site: Path)
     write_post(site, "big.md", "title: Big\ndate: 2025-03-01\ntags: [a]", big_post(0))
     for i in range(20):
         write_post(site, f"p{i}.md", f"title: P{i}\ndate: 2023-01-{i + 1:02d}\ntags: [a, b]", "Text.\n")
-    srv = Serve(site)
+    srv = Served(site)
     paths = ["/", "/blog/2025/big/", "/blog/", "/blog/tag/a/", "/feed.xml", "/css/site.css", "/blog/2024/other/"]
     problems: list[str] = []
     answered: list[int] = []
@@ -341,14 +260,14 @@ def test_concurrent_reads_during_rebuilds_get_whole_pages_and_no_5xx(site: Path)
     print(f"{len(answered)} requests during 6 rebuilds")
     assert len(answered) >= 400, "the reads did not overlap the rebuilds"
     assert not problems, f"{len(problems)} bad responses, first: {problems[:10]}"
-    assert "rebuilt" in srv.output_text()
+    assert "rebuilt" in srv.log()
     no_traceback(srv)
 
 
 # --- event-stream descriptors -------------------------------------------------------------------------------------
 
 
-def open_stream(srv: Serve, i: int) -> socket.socket:
+def open_stream(srv: Served, i: int) -> socket.socket:
     s = srv.connect()
     s.sendall(f"GET {EVENTS}?page=/blog/{i}/ HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n\r\n".encode())
     return s
@@ -367,7 +286,7 @@ def drop(s: socket.socket, i: int) -> None:
     s.close()
 
 
-def test_event_streams_opened_and_dropped_leak_no_descriptor(server: Serve) -> None:
+def test_event_streams_opened_and_dropped_leak_no_descriptor(server: Served) -> None:
     assert server.get("/")[0] == 200
     time.sleep(0.5)
     before, threads_before = server.fds(), server.threads()
@@ -403,7 +322,7 @@ REFUSED = [
 # fmt: on
 
 
-def test_a_foreign_host_header_is_refused(server: Serve) -> None:
+def test_a_foreign_host_header_is_refused(server: Served) -> None:
     for host in ALLOWED:
         host = host.format(port=server.port)
         assert server.get("/", host=host)[0] == 200, host
@@ -424,7 +343,7 @@ def test_a_foreign_host_header_is_refused(server: Serve) -> None:
 
 
 def test_the_host_serve_was_bound_to_is_allowed_too(site: Path) -> None:
-    srv = Serve(site, "--host", "127.1")  # another name of 127.0.0.1, not one allowed by default
+    srv = Served(site, "--host", "127.1")  # another name of 127.0.0.1, not one allowed by default
     try:
         assert srv.host == "127.1"
         for host in ("127.1", f"127.1:{srv.port}", "localhost", f"127.0.0.1:{srv.port}"):
@@ -452,7 +371,7 @@ def test_bound_to_every_address_a_request_may_name_an_address_but_no_other_name(
 
 
 def test_sigterm_with_open_streams_and_slow_clients_exits_cleanly(site: Path) -> None:
-    srv = Serve(site)
+    srv = Served(site)
     streams = [open_stream(srv, i) for i in range(20)]
     for s in streams:
         wait_for(lambda s=s: b"data:" in s.recv(4096, socket.MSG_PEEK), timeout=5)
@@ -464,7 +383,7 @@ def test_sigterm_with_open_streams_and_slow_clients_exits_cleanly(site: Path) ->
         took = time.monotonic() - start
         assert code == 0
         assert took < 3, f"took {took:.2f}s to stop"
-        wait_for(lambda: "stopped" in srv.output_text(), timeout=5)
+        wait_for(lambda: "stopped" in srv.log(), timeout=5)
         assert not srv.output.parent.exists(), "the temporary directory was left behind"
         assert all(closed_by_server(s) for s in streams + slow)
         no_traceback(srv)
@@ -474,9 +393,9 @@ def test_sigterm_with_open_streams_and_slow_clients_exits_cleanly(site: Path) ->
         srv.stop()
 
 
-def test_the_first_build_is_announced_once_and_later_ones_as_rebuilds(server: Serve, site: Path) -> None:
-    start = server.output_text()
+def test_the_first_build_is_announced_once_and_later_ones_as_rebuilds(server: Served, site: Path) -> None:
+    start = server.log()
     assert re.search(r"^built 2 posts in \d+\.\d\ds$", start, re.M), start
     assert "rebuilt" not in start, start  # the first build is not a rebuild, nor said twice
     write_post(site, "hello.md", "title: Hello\ndate: 2025-01-02\ntags: [a]", "The second version.\n")
-    wait_for(lambda: "rebuilt in" in server.output_text(), timeout=20)
+    wait_for(lambda: "rebuilt in" in server.log(), timeout=20)

@@ -438,6 +438,11 @@ def test_bilingual_block_lines_carry_their_own_language(site):
 # 10. bad input
 
 ERROR_CASES = {
+    "site-language-not-a-language-tag": (
+        "title: T\nlanguage: ../x\n",
+        [("a.md", "title: A\ndate: 2025-01-01")],
+        r"^error: site\.yml:2: language '\.\./x' is not a language code",
+    ),
     "default-language-not-listed": (
         "title: T\nlanguage: en\nlanguages:\n  zh:\n    name: 中文\n",
         [],

@@ -130,3 +130,25 @@ def test_a_site_with_no_post_is_indexed_all_the_same(tmp_path: Path):
     proc = build(root)
     assert "search index" not in proc.stderr, proc.stderr
     assert (root / "output" / ENTRY).is_file()
+
+
+def test_a_lang_that_is_not_a_language_tag_is_a_warning_and_the_site_is_still_indexed(tmp_path: Path):
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nlanguages: [en, zh-TW]\n")
+    write_post(root, "ok.md", "title: Ray\ndate: 2024-01-01", "Workers spill objects to disk.\n")
+    write_post(root, "bad.md", "title: Bad\ndate: 2024-01-02\nlang: " + "../" * 10 + "tmp/x", "Escaping words.\n")
+    write_post(root, "typo.md", "title: Typo\ndate: 2024-01-03\nlang: zh_TW", "繁體中文的文章。\n")
+    proc = build(root)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert lines == [
+        "warning: content/posts/bad.md:4: lang '" + "../" * 10 + "tmp/x' is not a language tag, "
+        "built in the site's language, en (the site's languages: en, zh-TW)",
+        "warning: content/posts/typo.md:4: lang 'zh_TW' is not a language tag, "
+        "built in the site's language, en (did you mean 'zh-TW'?)",
+    ], proc.stderr
+    for name in ("bad", "typo"):
+        assert '<html lang="en">' in (root / f"output/blog/2024/{name}/index.html").read_text()
+    shards = json.loads((root / "output" / ENTRY).read_text())["shards"]
+    assert sorted({code for shard in shards for code in shard["languages"]}) == ["en"]
+    assert not [
+        p for p in (root / "output/pagefind").iterdir() if p.is_file() and p.name not in (ENTRY.name, "pages.json")
+    ]

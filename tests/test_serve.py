@@ -14,63 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, article_text, chromium, make_site, open_page, wait_for, write_post
+from helpers import REPO, Served, article_text, chromium, make_site, open_page, wait_for, write_post
 
 pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
-
-
-class Server:
-    def __init__(self, root: Path, *extra: str):
-        self.root = root
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0", *extra],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: list[str] = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            m = re.search(r"serving (http://127\.0\.0\.1:(\d+)/) .* from (\S+)", line)
-            if m:
-                self.url, self.port, self.output = m.group(1), int(m.group(2)), Path(m.group(3))
-                return
-        raise AssertionError("server did not start:\n" + "".join(self.lines))
-
-    def raw_get(self, target: str) -> tuple[int, bytes]:
-        """A request with the path sent exactly as given (no client-side normalisation)."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
-            s.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while chunk := s.recv(65536):
-                data += chunk
-        head, _, body = data.partition(b"\r\n\r\n")
-        return int(head.split()[1]), body
-
-    def head(self, target: str) -> tuple[int, dict]:
-        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
-            s.sendall(f"HEAD {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while chunk := s.recv(65536):
-                data += chunk
-        lines = data.decode().split("\r\n")
-        headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
-        return int(lines[0].split()[1]), headers
-
-    def stop(self) -> float:
-        start = time.monotonic()
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return time.monotonic() - start
 
 
 @pytest.fixture()
@@ -86,9 +32,8 @@ def site(tmp_path: Path) -> Path:
 
 @pytest.fixture()
 def server(site: Path):
-    srv = Server(site)
-    yield srv
-    srv.stop()
+    with Served(site) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +129,7 @@ def test_built_site_has_no_reload_script(server, site, tmp_path):
 
 
 def test_binds_to_localhost_and_ctrl_c_stops_cleanly(site):
-    srv = Server(site)
+    srv = Served(site)
     assert "bound to 127.0.0.1" in "".join(srv.lines)
     output = srv.output
     seconds = srv.stop()
@@ -200,7 +145,7 @@ def test_binds_to_localhost_and_ctrl_c_stops_cleanly(site):
 # --- what a writer sees change while serving ------------------------------------------------------------------------
 
 
-def page_text(server: Server, url: str) -> str:
+def page_text(server: Served, url: str) -> str:
     status, body = server.raw_get(url)
     return f"{status} {body.decode()}"
 
@@ -487,11 +432,11 @@ def test_rebuilds_with_local_images_equal_full_builds(tmp_path):
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"])
 def test_a_signal_stops_serve_cleanly_and_removes_its_temporary_output(site: Path, signum: int) -> None:
-    srv = Server(site)
+    srv = Served(site)
     assert srv.output.is_dir()
     srv.proc.send_signal(signum)
     assert srv.proc.wait(timeout=15) == 0
-    rest = srv.proc.stdout.read() if srv.proc.stdout else ""
+    rest = srv.log()
     assert "stopped" in rest and "Traceback" not in rest, rest
     assert not srv.output.parent.exists(), "the temporary directory was left behind"
 
@@ -520,24 +465,21 @@ def test_bad_math_saved_while_serving_is_a_warning_and_a_box_in_the_page(server,
     wait_for(lambda: "math-error" in page_text(server, "/blog/2025/hello/"))
     page = page_text(server, "/blog/2025/hello/")
     assert page.startswith("200") and "<math" in page, "the post's other formula still renders"
-    for _ in range(20):  # the log line follows the rebuild
-        reader = threading.Thread(target=lambda: server.lines.append(server.proc.stdout.readline()), daemon=True)
-        reader.start()
-        reader.join(2)
-        if any("warning: content/posts/hello.md:" in line for line in server.lines):
-            break
+    deadline = time.monotonic() + 40  # the log line follows the rebuild
+    while time.monotonic() < deadline and not any("warning: content/posts/hello.md:" in x for x in server.lines):
+        time.sleep(0.05)
     assert any(re.match(r"warning: content/posts/hello\.md:\d+: cannot render math", line) for line in server.lines)
 
 
 def test_drafts_and_future_posts_are_served_only_when_asked_for(site):
     write_post(site, "later.md", "title: Later\ndate: 2999-01-01", "From the future.\n")
     write_post(site, "wip.md", "title: Wip\ndate: 2025-03-01\ndraft: true", "Not done.\n")
-    plain = Server(site)
+    plain = Served(site)
     try:
         assert plain.raw_get("/blog/2999/later/")[0] == 404 and plain.raw_get("/blog/2025/wip/")[0] == 404
     finally:
         plain.stop()
-    both = Server(site, "--drafts", "--future")
+    both = Served(site, "--drafts", "--future")
     try:
         assert both.raw_get("/blog/2999/later/")[0] == 200 and both.raw_get("/blog/2025/wip/")[0] == 200
     finally:
@@ -547,7 +489,7 @@ def test_drafts_and_future_posts_are_served_only_when_asked_for(site):
 def test_a_site_under_a_path_is_previewed_at_the_root(tmp_path):
     root = make_site(tmp_path / "site", "title: Sub\nurl: https://example.org/blog/\n")
     write_post(root, "hello.md", "title: Hello\ndate: 2025-01-02", "Hi.\n")
-    srv = Server(root)
+    srv = Served(root)
     try:
         status, body = srv.raw_get("/blog/2025/hello/")
         assert status == 200 and b'href="/css/site.css"' in body
@@ -571,7 +513,7 @@ def test_the_served_site_is_written_in_memory_when_there_is_room(site: Path) -> 
     room = os.statvfs("/dev/shm") if os.path.isdir("/dev/shm") else None
     if room is None or room.f_bavail * room.f_frsize < 2 << 30 or os.environ.get("TMPDIR"):
         pytest.skip("no /dev/shm with 2 GiB free here, or TMPDIR set")
-    srv = Server(site)
+    srv = Served(site)
     try:
         assert srv.output.is_relative_to("/dev/shm"), srv.output
         assert (srv.output / "index.html").is_file()

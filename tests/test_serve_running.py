@@ -4,17 +4,11 @@ through the injected reload script."""
 
 from __future__ import annotations
 
-import re
 import shutil
-import signal
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
 import pytest
-from helpers import article_text, chromium, make_site, open_page, wait_for, write_post
+from helpers import Served, article_text, chromium, make_site, open_page, wait_for, write_post
 
 pytestmark = pytest.mark.serial  # times what it waits for: run alone, after the tests run two at a time
 
@@ -22,39 +16,6 @@ BUDGET = 1.0  # seconds from a save to the open page showing it (the bench measu
 
 FAILING = "title: Adds\ndate: 2024-01-01\nexecute: true"
 FAILING_BODY = "Intro.\n\n```python\nx = 1 + 1\nprint(x)\n```\n\n```output\n3\n```\n"
-
-
-class Served:
-    """`site-builder serve` in a process of its own, its log read as it goes."""
-
-    def __init__(self, root: Path):
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "site_builder", "serve", "--source", str(root), "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: list[str] = []
-        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()  # type: ignore[arg-type]
-        found = wait_for(lambda: next((m for m in map(self._serving, list(self.lines)) if m), None), timeout=60)
-        self.serving = time.monotonic() - self.started
-        self.url = found.group(1)
-
-    @staticmethod
-    def _serving(line: str) -> re.Match[str] | None:
-        return re.search(r"serving (http://127\.0\.0\.1:\d+/) ", line)
-
-    def log(self) -> str:
-        return "".join(self.lines)
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -106,14 +106,17 @@ def test_the_wheel_carries_the_theme_and_scripts_and_a_license(installed: Path) 
         installed / "python",
         "-c",
         "import importlib.metadata as m, site_builder; print(site_builder.__file__); "
-        "print(m.metadata('site-builder')['License']); "
+        "meta = m.metadata('site-builder'); print(meta['Metadata-Version'], meta['License-Expression'], "
+        "meta.get_all('License-File'), meta['License']); "
         "print('\\n'.join(str(f) for f in m.files('site-builder')))",
         cwd=installed,
         env=_clean_env(),
     )
     where, license_, *files = out.splitlines()
     assert not where.startswith(str(REPO)), where
-    assert license_ == "MIT"
+    # an SPDX expression and the license's file (core metadata 2.4), not the deprecated free-text License field
+    assert license_ == "2.4 MIT ['LICENSE'] None"
+    assert any(f.endswith(".dist-info/licenses/LICENSE") for f in files), "the LICENSE file is not in the wheel"
     for needed in ("themes/default/templates/base.html", "themes/default/i18n/zh.yml", "server/livereload.js",
                    "themes/default/static/css/site.css", "starter/site.yml", "starter/github/site.yml", "starter/requirements.txt"):  # fmt: skip
         assert any(f.endswith(needed) for f in files), f"{needed} is not in the wheel"

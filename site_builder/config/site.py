@@ -301,9 +301,20 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*")  # BCP 47's shape: en, pt-BR, zh-Hant-TW, es-419
+
+
+def is_language_tag(code: Any) -> bool:
+    """Whether `code` has a language tag's shape: what `<html lang>`, a URL prefix and Pagefind's index names take."""
+    return isinstance(code, str) and _LANGUAGE_TAG.fullmatch(code) is not None
+
+
 def _load_languages(cfg: SiteConfig, data: Any, lines: dict[str, int]) -> dict[str, Language]:
     """`languages:` of site.yml: a mapping code -> settings (or a list of codes); the default language comes first."""
     line = lines.get("languages")
+    if not is_language_tag(cfg.language):
+        message = f"language {cfg.language!r} is not a language code such as en, zh or pt-BR"
+        raise SiteError(message, CONFIG_NAME, lines.get("language"))
     if data is None:
         return {cfg.language: Language.default_for(cfg.language, True)}
     if isinstance(data, list) and all(isinstance(c, str) for c in data):
@@ -334,7 +345,7 @@ def _load_languages(cfg: SiteConfig, data: Any, lines: dict[str, int]) -> dict[s
 def _language(cfg: SiteConfig, code: Any, settings: Any, lines: dict[str, int]) -> Language:
     """One entry of `languages:`, checked; its prefix normalised to `/CODE/`."""
     code_line = lines.get(f"languages.{code}", lines.get("languages"))
-    if not isinstance(code, str) or not re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*", code):
+    if not is_language_tag(code):
         raise SiteError(f"{code!r} is not a language code such as en, zh or pt-BR", CONFIG_NAME, code_line)
     if not isinstance(settings, dict):
         raise SiteError(

@@ -18,12 +18,12 @@ from site_builder.execute.settings import ExecSettings
 from site_builder.util.hashing import bytes_digest, content_key
 
 RUNNER_VERSION = "7"  # with the runner's own bytes: results made by another runner are not reused
-RUNNER = Path(__file__).with_name("runner.py")
+RUNNER_FILES = tuple(Path(__file__).with_name(name) for name in ("runner.py", "runvalues.py"))  # the child's code
 
 
 @functools.cache
 def runner_digest() -> str:
-    return bytes_digest(RUNNER.read_bytes())
+    return content_key(*(bytes_digest(path.read_bytes()) for path in RUNNER_FILES))
 
 
 def blocks_json(blocks: list[CodeBlock]) -> str:

@@ -1,11 +1,12 @@
 """The template process: a child script (it imports nothing of site_builder) that imports the runner and the
 site's `exec: preload` modules once, then forks a fresh child per post.
 
-Run as `python forkserver.py FD` by template.py, from a private copy of this folder's runner.py, isolation.py and
-this file, in a session of its own and dying with the build (PR_SET_PDEATHSIG). It stays single-threaded (a fork
-of a threaded process may inherit a held lock): it says "threads" instead of "ready" when a preloaded module
-started threads. FD is a SOCK_SEQPACKET socket; each message is a request (JSON) carrying one socket, where the
-answers go: `pid N` once the child is forked, then `exit STATUS` (os.waitstatus_to_exitcode) when it ends.
+Run as `python forkserver.py FD` by template.py, from a private copy of this folder's runner.py (with runvalues.py),
+isolation.py, jail.py and this file, in a session of its own and dying with the build (PR_SET_PDEATHSIG). It stays
+single-threaded (a fork of a threaded process may inherit a held lock): it says "threads" instead of "ready" when a
+preloaded module started threads. FD is a SOCK_SEQPACKET socket; each message is a request (JSON) carrying one
+socket, where the answers go: `pid N` once the child is forked, then `exit STATUS` (os.waitstatus_to_exitcode) when
+it ends.
 
 The forked child is made as a fresh interpreter would be, before any code of the post runs: a new session (its
 own process group), PR_SET_PDEATHSIG (it dies with this process, which dies with the build), the limits and the

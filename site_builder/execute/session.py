@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from site_builder.execute import jail
-from site_builder.execute.fingerprint import RUNNER
+from site_builder.execute.fingerprint import RUNNER_FILES
 from site_builder.execute.isolation import child_env, netns_flags, strict_refusal
 from site_builder.execute.job import Job
 from site_builder.execute.limits import FILE_SIZE_CAP, RUN_DIR_BYTES, RUN_DIR_FILES, Limits
@@ -181,7 +181,9 @@ def _run_in(
     with open(os.path.join(work, ".job.json"), "w", encoding="utf-8") as fh:
         json.dump(_payload(job, ".results.jsonl"), fh)
     if template is None:  # a script, not -m: it imports no site_builder (the template has its own copy)
-        shutil.copyfile(RUNNER, os.path.join(work, ".runner.py"))
+        os.mkdir(os.path.join(work, ".runner"))  # the runner's folder: it imports the modules beside it
+        for path in RUNNER_FILES:
+            shutil.copyfile(path, os.path.join(work, ".runner", path.name))
     env = child_env(work, job.site_root or job.source_dir, job.env)
     log_path = os.path.join(work, ".runner.log")
     s = job.settings
@@ -190,7 +192,7 @@ def _run_in(
         jailed = jail.spec(work, env.get("PYTHONPATH", ""), s.network, job.site_root or job.source_dir)
     limits = Limits(s.memory, s.timeout, processes=s.processes, netns=netns, jail=jailed)
     try:
-        argv = [sys.executable, ".runner.py", ".job.json"]
+        argv = [sys.executable, os.path.join(".runner", "runner.py"), ".job.json"]
         child = run_child(argv, work, env, limits, log_path, children, template)
     except (OSError, subprocess.SubprocessError) as exc:
         first_line = job.first_line

@@ -24,7 +24,7 @@ from site_builder.execute.limits import FILE_SIZE_CAP, MARK_LIMIT, Limits, prctl
 from site_builder.util.files import left_by_the_dead
 
 _HERE = Path(__file__).resolve().parent
-_FILES = ("forkserver.py", "runner.py", "isolation.py", "jail.py")
+_FILES = ("forkserver.py", "runner.py", "runvalues.py", "isolation.py", "jail.py")
 # a preloaded numerical library starts no thread pool in the template (it must stay single-threaded to fork)
 ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 READY_WAIT = 600.0  # seconds the preload may take

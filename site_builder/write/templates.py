@@ -27,22 +27,11 @@ from site_builder.config import Language, SiteConfig
 from site_builder.errors import SiteError, SiteWarning
 from site_builder.util.files import atomic_write
 from site_builder.util.hashing import content_key
+from site_builder.util.langs import strings_names
 from site_builder.util.signed import Signer, key_path
 from site_builder.write.social import card as social_card
 from site_builder.write.theme import Theme
 from site_builder.write.titles import title_html, title_text
-
-_TRADITIONAL = ("tw", "hk", "mo", "hant")  # Chinese written in traditional characters: zh-TW, zh-HK, zh-Hant...
-
-
-def strings_names(lang: str) -> list[str]:
-    """The i18n files that may hold a language's UI text, most specific first: `pt-BR` -> pt-BR, pt; Chinese by
-    its script, as Chirpy's and Hugo's sites name it: zh-TW, zh-HK, zh-Hant -> zh-TW; zh-CN, zh-Hans -> zh."""
-    parts = lang.split("-")
-    base = parts[0].lower()
-    if base == "zh" and len(parts) > 1:
-        return [lang, "zh-TW" if any(p.lower() in _TRADITIONAL for p in parts[1:]) else "zh"]
-    return [lang, base] if base != lang else [lang]
 
 
 def load_strings(theme: Theme, lang: str) -> dict[str, Any]:
