@@ -232,8 +232,8 @@ def missing_line(missing: list[MissingFile], old: Path, new: Path, at_most: int 
     where = [found[0] if len(found) == 1 else f"{folder}/ ({len(found)})" for folder, found in sorted(groups.items())]
     verb = "use" if others else "show"
     return (
-        f"{_count(images, 'image')}{others} the posts {verb} are not in {old}: copy them from the old site (the path after"
-        f" content/ or static/ is their URL there) into {new}: {', '.join(where)}"
+        f"{_count(images, 'image')}{others} the posts {verb} are not in {old}: copy them from the old site (the path"
+        f" after content/ or static/ is their URL there) into {new}: {', '.join(where)}"
     )
 
 
