@@ -73,6 +73,18 @@ class ParsedPost:
         return [cells.warning(w) for w in found] if cells is not None else found
 
 
+@dataclass(frozen=True)
+class RawLink:
+    """A local file a post's raw HTML names (`<img src>`, `<a href>` to a file): checked against the output once the
+    build knows its files (rawlinks.py)."""
+
+    attr: str  # the tag and attribute, as a message names it: "<img src>"
+    src: str  # as written
+    out: str  # the output path it names, e.g. "assets/img/x.png"
+    rel: str  # the post, for messages
+    line: int | None  # its line in the post
+
+
 @dataclass
 class ImageUse:
     """A local image a post shows: where it is, where it goes in the output, and which WebP widths it gets."""
@@ -89,8 +101,8 @@ class ImageUse:
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
 # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis; 27: zh-TW, ko titles;
-# 28: a task list's role; 29: code in excerpts
-RENDER_VERSION = "29"
+# 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links)
+RENDER_VERSION = "30"
 
 
 @dataclass
@@ -106,6 +118,7 @@ class Rendered:
     images: list[Any] = field(default_factory=list)  # ImageUse of every local image, to process and publish
     warnings: list[SiteWarning] = field(default_factory=list)  # problems shown in the page, not stopping the build
     unshown: list[Any] = field(default_factory=list)  # (path, stamp or None) of each local image it could not show
+    raw_links: list[RawLink] = field(default_factory=list)  # local files its raw HTML names, checked at write
     excerpt: str = ""  # what lists show of a post without a `summary` (excerpt.py)
     excerpt_html: str = ""  # the excerpt as HTML, formulas MathML, code `<code>`; "" with neither (cards: `excerpt`)
 

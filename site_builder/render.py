@@ -22,6 +22,7 @@ from site_builder.images import ImageError, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
 from site_builder.models import RENDER_VERSION, ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import make_parser, parse_post
+from site_builder.rawlinks import raw_links
 from site_builder.svgimage import probe_image
 from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
@@ -310,6 +311,7 @@ def render_parsed(parsed: ParsedPost, fence_hook: FenceHook | None = None) -> Re
         images=env.get("images", []),
         warnings=parsed.warnings(),
         unshown=env.get("unshown", []),
+        raw_links=raw_links(tokens, env),
         excerpt=excerpt_text,
         excerpt_html=excerpt_html,
     )

@@ -456,3 +456,40 @@ def test_an_image_named_in_another_case_than_its_file_is_linked_by_the_files_nam
     ) in problems
     assert any("pics/Photo.PNG is pics/photo.png on disk" in p for p in problems)
     assert any("not in the source folder, e.g. /images/two.png" in p for p in problems)
+
+
+def test_al_folio_sizes_link_their_originals_and_the_report_counts_what_the_source_lacks(tmp_path):
+    """al-folio's `x-480.webp` is made from `x.JPG` when the old site is built (jekyll-imagemagick): not in the
+    source, it is the original. What the source lacks (commented out aside) is counted in one line, by where it goes
+    in the new site, so the user knows what to copy from the old site."""
+    body = (
+        '<a href="/assets/img/p.JPG"><img src="/assets/img/p-480.webp" width="33%"/></a>\n\n'
+        "![q](/assets/img/q-800.webp) ![r](/assets/img/r-123.webp) ![g](/assets/img/trip/gone.png)\n\n"
+        '<img src="/assets/img/trip/gone2-480.webp"> <audio src="/assets/audio/a.mp3"></audio>\n\n'
+        "<!--- ![old](/slides/old.png) --->\n"
+    )
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nimagemagick:\n  enabled: true\n  widths: [480, 800]\n",
+        {
+            "_posts/2020-01-02-a.md": f"---\ntitle: a\nthumbnail: /assets/img/p-800.webp\n---\n{body}",
+            "assets/img/p.JPG": "JPEG",
+            "assets/img/q.png": "PNG",
+            "assets/img/r.png": "PNG",
+        },
+    )
+    new = tmp_path / "new"
+    proc = run_cli("import", str(old), str(new), check=True)
+    post = (new / "content/posts/2020-01-02-a.md").read_text(encoding="utf-8")
+    assert '<a href="/assets/img/p.JPG"><img src="/assets/img/p.JPG" width="33%"/></a>' in post
+    assert "![q](/assets/img/q.png) ![r](/assets/img/r-123.webp)" in post  # 123 is not one of the config's widths
+    assert front(new / "content/posts/2020-01-02-a.md")["image"] == "/assets/img/p.JPG"
+    assert (new / "static/assets/img/p.JPG").read_text() == "JPEG" and (new / "content/assets/img/q.png").is_file()
+    assert not list(new.rglob("*.webp"))
+    lines = proc.stdout.splitlines()
+    assert lines[-2] == (
+        f"3 images and 1 other file the posts use are not in {old}: copy them from the old site (the path after"
+        f" content/ or static/ is their URL there) into {new}: content/assets/img/r-123.webp,"
+        " content/assets/img/trip/gone.png, static/assets/audio/a.mp3, static/assets/img/trip/gone2-480.webp"
+    )
+    assert "_posts/2020-01-02-a.md: 3 image(s) the post shows are not in the source folder" in proc.stderr

@@ -11,7 +11,7 @@ from helpers import make_site, run_cli, write_post
 
 # what a build that goes on does about a warning: none of these may end an error under --strict
 CONSEQUENCES = re.compile(
-    r", (ignored|shown as [^(]+?|not marked|not read|not published|not shown|listed as '[^']+'|'[\w-]+' used)( \(.*\))?$"
+    r", (ignored|shown as [^(]+?|broken in the page|not marked|not read|not published|not shown|listed as '[^']+'|'[\w-]+' used)( \(.*\))?$"
 )
 
 
@@ -37,6 +37,15 @@ def warned_site(root: Path) -> Path:
     write_post(root, "b.md", "title: B\ndate: 2024-01-02\ntags: [homebrew]")
     write_post(root, "c.md", "title: C\ndate: 2024-01-03\ntags: [homebrew]")
     (root / "content/posts/nothing.md").symlink_to(root / "missing.md")
+    raw = (  # raw HTML naming files: one there, others not (a comment and code are not looked into)
+        '<p>Here <img src="/img/here.png" alt="h"> and gone <img src="/local/missing.png" alt="m"></p>\n\n'
+        '<picture><source srcset="/img/gone-480.webp 480w, /img/here.png 800w"><img src="pic.png" alt="p"></picture>'
+        '\n\n<a href="/files/paper.pdf">paper</a>, <a href="/about/">a page</a>, <a href="https://e.org/x.png">x</a>'
+        '\n\n<!-- <img src="/commented.png"> -->\n\n`<img src="/in-code.png">`\n'
+    )
+    write_post(root, "d.md", "title: D\ndate: 2024-01-04", raw)
+    (root / "static/img").mkdir(parents=True)
+    (root / "static/img/here.png").write_bytes(b"PNG")
     return root
 
 
@@ -47,13 +56,23 @@ def test_under_strict_every_warning_is_an_error_without_what_the_build_did_about
     warned = problems(plain.stderr)
     assert all(line.startswith("warning: ") for line in warned), warned
     with_consequence = [line for line in warned if CONSEQUENCES.search(line)]
-    assert len(with_consequence) == len(warned) == 11, warned  # each kind below says what the build did
+    assert len(with_consequence) == len(warned) == 14, warned  # each kind below says what the build did
     assert "warning: site.yml:3: unknown key 'titel', ignored (did you mean 'title'?)" in warned
     assert (
         "warning: content/posts/a.md:8: image 'gone.jpg': file not found (content/posts/gone.jpg), shown as its alt text"
         in warned
     )
     assert "warning: content/posts/nothing.md: a link to nothing, not read" in warned
+    # raw HTML's images, sources and links to files: at their lines, as a Markdown image's (they were silent)
+    fix = "put the file in static/, which is published at the site's root, or fix the path"
+    assert [line for line in warned if "raw HTML" in line] == [
+        "warning: content/posts/d.md:6: raw HTML names a file the site does not have: <img src> '/local/missing.png'"
+        f", broken in the page ({fix})",
+        "warning: content/posts/d.md:8: raw HTML names a file the site does not have: <source srcset>"
+        f" '/img/gone-480.webp', <img src> 'pic.png' (/blog/2024/d/pic.png), broken in the page ({fix})",
+        "warning: content/posts/d.md:10: raw HTML names a file the site does not have: <a href> '/files/paper.pdf'"
+        f", broken in the page ({fix})",
+    ]
     assert (
         "warning: content/posts/a.md:5: tag 'homeBrew' is written 'homebrew' in content/posts/b.md and "
         "content/posts/c.md, listed as 'homebrew'" in warned

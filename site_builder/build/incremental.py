@@ -24,7 +24,15 @@ from site_builder.build.context import BuildContext, Log
 from site_builder.build.feeds import FeedJob, feed_jobs
 from site_builder.build.pipeline import BuildResult, commit_or_abort, finish_build
 from site_builder.build.posts import RunsAside, SitePosts, fragment_key, read_posts, render_unless_cached, run_aside
-from site_builder.build.publish import Written, open_writer, publish_images, template_env, write_assets, write_site
+from site_builder.build.publish import (
+    Written,
+    check_raw_links,
+    open_writer,
+    publish_images,
+    template_env,
+    write_assets,
+    write_site,
+)
 from site_builder.build.state import BuildState, LastBuild, PostRecord
 from site_builder.execute.options import ExecOptions
 from site_builder.load import Include, is_post_path, load_post
@@ -156,6 +164,7 @@ def _write_in_place(
     done.images += publish_images(writer, list(site.rendered.values()), ctx, done.claimed)
     ctx.timings.lap("images")
     write_assets(ctx, writer)
+    check_raw_links(ctx, writer, site.rendered.values())
     return done
 
 

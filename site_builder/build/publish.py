@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -22,6 +23,7 @@ from site_builder.images import (
     variant_outputs,
 )
 from site_builder.models import ImageUse, Rendered
+from site_builder.rawlinks import missing_links
 from site_builder.svgimage import SVG, probe_image
 from site_builder.util.files import file_stamp
 from site_builder.util.hashing import content_key
@@ -80,7 +82,14 @@ def write_site(ctx: BuildContext, writer: OutputWriter, model: SiteModel, render
     done.images = publish_images(writer, list(rendered.values()), ctx, done.claimed)
     ctx.timings.lap("images")
     write_assets(ctx, writer)
+    check_raw_links(ctx, writer, rendered.values())
     return done
+
+
+def check_raw_links(ctx: BuildContext, writer: OutputWriter, rendered: Iterable[Rendered]) -> None:
+    """A warning at each line of a post whose raw HTML names a local file the output does not have (called once
+    every file is staged: `writer.keys` is the whole output)."""
+    ctx.warnings += missing_links((link for r in rendered for link in r.raw_links), writer.keys)
 
 
 def _feed_file(job: FeedJob, entries: dict[tuple[str, ...], str]) -> tuple[str, dict[tuple[str, ...], str]]:

@@ -18,9 +18,8 @@ def _run_source(args: argparse.Namespace) -> int:
     report = import_source(Path(args.feed), Path(args.new_site))
     for line in report.problem_lines():
         err(line)
-    for note in report.notes:
-        print(note)
-    print(report.summary())
+    for line in report.closing_lines():
+        print(line)
     return 0
 
 

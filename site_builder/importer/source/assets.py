@@ -21,7 +21,14 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
-from site_builder.importer.source.model import IMAGE_SUFFIXES, FileArea, ImportProblem, SourceDoc, SourceFile
+from site_builder.importer.source.model import (
+    IMAGE_SUFFIXES,
+    FileArea,
+    ImportProblem,
+    MissingFile,
+    SourceDoc,
+    SourceFile,
+)
 
 # a Markdown link or image target (with an optional title), or an HTML src/href attribute
 _REFS = re.compile(
@@ -29,6 +36,7 @@ _REFS = re.compile(
     r"""|<(?:img|source|video|audio|a|embed|iframe)\b[^>]*?\s(?:src|href)\s*=\s*["'](?P<html>[^"']+)["']""",
     re.I,
 )
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$|`[^`\n]+`", re.M | re.S)
 
 Resolver = Callable[[str, SourceDoc], Path | None]
@@ -133,20 +141,31 @@ def is_page_link(ref: str) -> bool:
 
 
 def collect(
-    doc: SourceDoc, resolve: Resolver, missing: list[str] | None = None, problems: list[ImportProblem] | None = None
+    doc: SourceDoc,
+    resolve: Resolver,
+    missing: list[MissingFile] | None = None,
+    problems: list[ImportProblem] | None = None,
 ) -> list[SourceFile]:
     """The files `doc` uses that `resolve` finds, each with where it goes in NEW_SITE (see the module doc); the
-    images it shows that the source tree does not have are added to `missing`; a reference found in another case
-    is written with the file's name, and a problem naming both is added to `problems`."""
+    files it uses (outside HTML comments) that the source tree does not have are added to `missing`; a reference
+    found in another case is written with the file's name, and a problem naming both is added to `problems`; one
+    `resolve` finds under another name (al-folio's `x-480.webp`, made from `x.jpg` when the site was built) is
+    written with that file's name."""
     out: list[SourceFile] = []
+    shown = references(_COMMENT.sub("", doc.body)) if "<!--" in doc.body else None
     for ref, image in references(doc.body).items():
         if is_page_link(ref):
             continue
         origin = resolve(ref, doc)
         if origin is None or not origin.is_file():
-            if missing is not None and PurePosixPath(urlsplit(ref).path).suffix.lower() in IMAGE_SUFFIXES:
-                missing.append(ref)
+            if missing is not None and (shown is None or ref in shown):
+                is_image = _suffix(ref) in IMAGE_SUFFIXES
+                area, dest = _destination(doc, unquote(urlsplit(ref).path), image and is_image)
+                missing.append(MissingFile(ref, f"{area}/{dest}", is_image))
             continue
+        if (original := other_name(ref, origin)) != ref:
+            doc.body = _renamed(doc.body, ref, original)
+            ref = original
         if (real := real_case(ref, origin)) != ref:
             line = doc.line_offset + doc.body[: max(0, doc.body.find(ref))].count("\n")
             doc.body = _renamed(doc.body, ref, real)
@@ -157,15 +176,65 @@ def collect(
             if problems is not None:
                 problems.append(ImportProblem(doc.rel, line, message))
             ref = real
-        path = unquote(urlsplit(ref).path)
-        if path.startswith("/"):
-            area: FileArea = "content" if image and origin.suffix.lower() in IMAGE_SUFFIXES else "static"
-            out.append(SourceFile(origin, area, path.lstrip("/")))
-        else:
-            folder = PurePosixPath(doc.dest).parent
-            dest = PurePosixPath(folder, path).as_posix()
-            out.append(SourceFile(origin, "content", f"{'posts' if doc.kind == 'post' else 'pages'}/{dest}"))
+        area, dest = _destination(doc, unquote(urlsplit(ref).path), image and origin.suffix.lower() in IMAGE_SUFFIXES)
+        out.append(SourceFile(origin, area, dest))
     return out
+
+
+def _destination(doc: SourceDoc, path: str, image: bool) -> tuple[FileArea, str]:
+    """Where a file `doc` names at `path` goes in NEW_SITE (module doc): a site path to content/ (a Markdown
+    image) or static/, a relative one next to the written doc."""
+    if path.startswith("/"):
+        return ("content" if image else "static"), path.lstrip("/")
+    dest = PurePosixPath(PurePosixPath(doc.dest).parent, path).as_posix()
+    return "content", f"{'posts' if doc.kind == 'post' else 'pages'}/{dest}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _suffix(ref: str) -> str:
+    return PurePosixPath(unquote(urlsplit(ref).path)).suffix.lower()
+
+
+def other_name(ref: str, origin: Path) -> str:
+    """`ref` with its last name replaced by `origin`'s when they differ more than in case (a resolver found another
+    file for it: al-folio's `x-480.webp` is `x.jpg`); else `ref` itself."""
+    split = urlsplit(ref)
+    folder, _, name = split.path.rpartition("/")
+    if unquote(name).casefold() == origin.name.casefold():
+        return ref
+    new = quote(origin.name) if "%" in name or " " in origin.name else origin.name
+    return split._replace(path=f"{folder}/{new}" if folder or split.path.startswith("/") else new).geturl()
+
+
+def missing_line(missing: list[MissingFile], old: Path, new: Path, at_most: int = 12) -> str:
+    """The report's one line on the images (and other files) the docs use that OLD_SITE lacks: how many, and where
+    in NEW_SITE they go (one file by its path, else a folder by its count; folders joined into their parents while
+    there are more than `at_most`), so the user knows what to copy from the old site; "" for none."""
+    dests = sorted({m.dest for m in missing})
+    if not dests:
+        return ""
+    images = len({m.dest for m in missing if m.image})
+    others = f" and {_count(len(dests) - images, 'other file')}" if len(dests) > images else ""
+    groups: dict[str, list[str]] = {}
+    for dest in dests:
+        groups.setdefault(dest.rpartition("/")[0], []).append(dest)
+    while len(groups) > at_most:
+        deepest = max(folder.count("/") for folder in groups)
+        if deepest < 2:
+            break
+        joined: dict[str, list[str]] = {}
+        for folder, found in groups.items():
+            joined.setdefault(folder.rpartition("/")[0] if folder.count("/") == deepest else folder, []).extend(found)
+        groups = joined
+    where = [found[0] if len(found) == 1 else f"{folder}/ ({len(found)})" for folder, found in sorted(groups.items())]
+    verb = "use" if others else "show"
+    return (
+        f"{_count(images, 'image')}{others} the posts {verb} are not in {old}: copy them from the old site (the path"
+        f" after content/ or static/ is their URL there) into {new}: {', '.join(where)}"
+    )
 
 
 def merge(files: list[SourceFile]) -> list[SourceFile]:

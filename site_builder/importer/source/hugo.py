@@ -27,7 +27,14 @@ from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_c
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
 from site_builder.importer.source.kramdown import span_attributes
-from site_builder.importer.source.model import ImportProblem, SiteSettings, SourceDoc, SourceFile, SourceSite
+from site_builder.importer.source.model import (
+    ImportProblem,
+    MissingFile,
+    SiteSettings,
+    SourceDoc,
+    SourceFile,
+    SourceSite,
+)
 from site_builder.importer.source.rules import UrlIndex, apply_rules
 
 MARKDOWN = (".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mkdown")
@@ -267,9 +274,10 @@ def read(root: Path, config: Path) -> SourceSite:
         common.own_computer_images,
     )
     found: list[SourceFile] = []
+    missing: list[MissingFile] = []  # images the docs show that the source lacks: the report counts them
     for doc in docs:
         problems += apply_rules(doc, hugo_rules, urls)
-        found += assets.collect(doc, resolve, problems=problems)
+        found += assets.collect(doc, resolve, missing, problems)
         image = doc.meta.get("image")
         origin = resolve(image, doc) if isinstance(image, str) and not urlsplit(image).scheme else None
         if isinstance(image, str) and origin is not None:
@@ -285,4 +293,4 @@ def read(root: Path, config: Path) -> SourceSite:
     settings = _settings(site, [d for d in docs if d.kind == "page"], notes)
     settings.math_macros = mathjax.site_macros(docs)
     tagcase.unify(docs)
-    return SourceSite("hugo", root, settings, docs, assets.merge(found), problems, notes)
+    return SourceSite("hugo", root, settings, docs, assets.merge(found), problems, notes, missing)

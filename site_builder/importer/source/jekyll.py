@@ -34,6 +34,7 @@ from site_builder.importer.source.liquid_values import assigns, captures, litera
 from site_builder.importer.source.model import (
     IMAGE_SUFFIXES,
     ImportProblem,
+    MissingFile,
     SiteSettings,
     SourceDoc,
     SourceFile,
@@ -175,7 +176,27 @@ def _settings(site: JekyllSite, root: Path, pages: list[SourceDoc]) -> tuple[Sit
     return settings, notes
 
 
-def _resolver(root: Path, baseurl: str) -> assets.Resolver:
+_VARIANT = re.compile(r"(?P<name>.+)-(?P<width>\d+)\.webp", re.I)
+
+
+def _responsive(config: dict[str, Any]) -> tuple[set[int], tuple[str, ...]]:
+    """The widths and input formats of jekyll-imagemagick (al-folio's responsive images: `x.jpg` becomes
+    `x-480.webp`, `x-800.webp`, `x-1400.webp` when the site is built): the config's `imagemagick:`, else al-folio's."""
+    found = config.get("imagemagick")
+    magick: dict[str, Any] = found if isinstance(found, dict) else {}
+    widths, formats = magick.get("widths"), magick.get("input_formats")
+    if not isinstance(widths, list):
+        widths = [480, 800, 1400]
+    if not isinstance(formats, list):
+        formats = [".jpg", ".jpeg", ".png", ".tiff", ".gif"]
+    return {int(w) for w in widths if str(w).isdigit()}, tuple(str(f) for f in formats)
+
+
+def _resolver(root: Path, baseurl: str, config: dict[str, Any]) -> assets.Resolver:
+    """A reference's file in the source: a site path (under `baseurl` too) from the root, another from the doc's
+    folder; a responsive size the old build made (`x-480.webp`) that is not there is its original (`x.JPG`)."""
+    widths, formats = _responsive(config)
+
     def resolve(ref: str, doc: SourceDoc) -> Path | None:
         path = unquote(urlsplit(ref).path)
         if path.startswith("/"):
@@ -184,7 +205,12 @@ def _resolver(root: Path, baseurl: str) -> assets.Resolver:
             found = root / path.lstrip("/")
         else:
             found = doc.origin.parent / path
-        return assets.file_inside(found, root)
+        there = assets.file_inside(found, root)
+        variant = _VARIANT.fullmatch(found.name) if there is None else None
+        if variant is None or int(variant["width"]) not in widths:
+            return there
+        originals = (assets.file_inside(found.with_name(variant["name"] + suffix), root) for suffix in formats)
+        return next((original for original in originals if original is not None), None)
 
     return resolve
 
@@ -254,19 +280,22 @@ def read(old: Path, config: Path) -> SourceSite:
             urls.add(rel, "/" + rel)
     values = {f"site.{k}": str(v) for k, v in site.config.items() if isinstance(v, str | int | float)}
     found: list[SourceFile] = []
-    resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"))
+    resolve = _resolver(root, str(site.config.get("baseurl") or "").strip("/"), site.config)
+    absent: list[MissingFile] = []
     for doc in docs + pages:
         problems += apply_rules(doc, rules, urls, values)
-        missing: list[str] = []
+        missing: list[MissingFile] = []
         found += assets.collect(doc, resolve, missing, problems)
-        if missing:
-            message = f"{len(missing)} image(s) the post shows are not in the source folder, e.g. {missing[0]}"
+        absent += missing
+        if images := [m.ref for m in missing if m.image]:
+            message = f"{len(images)} image(s) the post shows are not in the source folder, e.g. {images[0]}"
             problems.append(ImportProblem(doc.rel, None, message))
         image = doc.meta.get("image")
-        if isinstance(image, str) and image.startswith("/") and resolve(image, doc) is not None:
-            found.append(SourceFile(resolve(image, doc) or root, "static", image.lstrip("/")))
+        if isinstance(image, str) and image.startswith("/") and (origin := resolve(image, doc)) is not None:
+            doc.meta["image"] = image = assets.other_name(image, origin)
+            found.append(SourceFile(origin, "static", unquote(urlsplit(image).path).lstrip("/")))
     _redirect_pages(redirects, docs + pages, problems)
     settings, notes = _settings(site, root, pages)
     if skipped:
         notes.append("pages not imported (made by the old theme from the posts, or empty): " + ", ".join(skipped))
-    return SourceSite("jekyll", old, settings, docs + pages, assets.merge(found), problems, notes)
+    return SourceSite("jekyll", old, settings, docs + pages, assets.merge(found), problems, notes, absent)

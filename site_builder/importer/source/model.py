@@ -94,6 +94,16 @@ class SourceFile:
         return self.origin.suffix.lower() in IMAGE_SUFFIXES
 
 
+@dataclass(frozen=True)
+class MissingFile:
+    """A file a doc uses (an image, a sound, a PDF) that OLD_SITE does not have: the old site's build made it, or it
+    was never committed."""
+
+    ref: str  # as the doc names it: "/assets/img/x-480.webp"
+    dest: str  # where NEW_SITE needs it, from its root: "static/assets/img/x-480.webp", "content/assets/img/y.png"
+    image: bool = True
+
+
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp", ".tif", ".tiff"})
 
 
@@ -108,3 +118,4 @@ class SourceSite:
     files: list[SourceFile] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the report says once (settings not carried over, ...)
+    missing: list[MissingFile] = field(default_factory=list)  # images the docs show that OLD_SITE does not have

@@ -33,7 +33,14 @@ from urllib.parse import unquote, urlsplit
 
 from site_builder.importer.source import assets, common, mathjax, pelican_tags, tagcase, texmacros
 from site_builder.importer.source.front import parse_date, split
-from site_builder.importer.source.model import ImportProblem, SiteSettings, SourceDoc, SourceFile, SourceSite
+from site_builder.importer.source.model import (
+    ImportProblem,
+    MissingFile,
+    SiteSettings,
+    SourceDoc,
+    SourceFile,
+    SourceSite,
+)
 from site_builder.importer.source.pelican_config import PelicanSite, pelican_site, read_settings
 from site_builder.importer.source.pelican_notebooks import notebook_doc
 from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
@@ -279,12 +286,13 @@ def read(root: Path, config: Path) -> SourceSite:
         urls.add(str(doc.source_meta["_content_rel"]), str(doc.meta["permalink"]))
     resolve = _resolver(site, root)
     found: list[SourceFile] = []
+    missing: list[MissingFile] = []  # images the docs show that the source lacks: the report counts them
     rules = _rules(site)
     for doc in docs:
         problems += apply_rules(doc, rules, urls)
         if pelican_tags.NOTEBOOK_MARK.search(doc.body):
             problems += notebook_doc(doc, site.content / str(site.get("NOTEBOOK_DIR")).strip("/"), site.content)
-        found += assets.collect(doc, resolve, problems=problems)
+        found += assets.collect(doc, resolve, missing, problems)
         for poster in re.findall(r'<video [^>]*\bposter="(/[^"]+)"', doc.body):  # {% video %}'s still image
             origin = resolve(poster, doc)
             found += [SourceFile(origin, "static", poster.lstrip("/"))] if origin is not None else []
@@ -293,7 +301,7 @@ def read(root: Path, config: Path) -> SourceSite:
     settings = _settings(site, root, pages)
     settings.math_macros = mathjax.site_macros(docs)
     tagcase.unify(docs)
-    return SourceSite("pelican", root, settings, docs, assets.merge(found), problems, [])
+    return SourceSite("pelican", root, settings, docs, assets.merge(found), problems, [], missing)
 
 
 def _drop_shared_folder_category(docs: list[SourceDoc]) -> None:

@@ -24,9 +24,14 @@ class SourceReport:
     files: int = 0
     problems: list[ImportProblem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    missing: str = ""  # the line on images the posts show that OLD_SITE lacks (assets.missing_line), "" for none
 
     def problem_lines(self) -> list[str]:
         return [f"warning: {p}" for p in sorted(self.problems, key=ImportProblem.sort_key)]
+
+    def closing_lines(self) -> list[str]:
+        """What is printed last: the reader's notes, the images to copy from the old site, the summary."""
+        return [*self.notes, *([self.missing] if self.missing else []), self.summary()]
 
     def summary(self) -> str:
         name = GENERATOR_NAMES.get(self.generator, self.generator)

@@ -22,6 +22,7 @@ import yaml
 
 from site_builder.config.schema import FRONT_MATTER_KEYS, SITE_KEYS
 from site_builder.errors import SiteError
+from site_builder.importer.source.assets import missing_line
 from site_builder.importer.source.model import ImportProblem, SiteSettings, SourceDoc, SourceSite
 from site_builder.importer.source.report import SourceReport
 
@@ -107,6 +108,7 @@ def write_site(site: SourceSite, new: Path) -> SourceReport:
     check_target(new)
     new.mkdir(parents=True, exist_ok=True)
     report = SourceReport(site.generator, new, problems=list(site.problems), notes=list(site.notes))
+    report.missing = missing_line(site.missing, site.root, new)
     _write_new(new / "site.yml", site_yml(site.settings))
     for doc in site.docs:
         folder = new / "content" / ("posts" if doc.kind == "post" else "pages")
