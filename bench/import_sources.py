@@ -1,7 +1,9 @@
 """Import each real blog source in ../shared/corpus/sources/ with `site-builder import OLD NEW`, build it, and
 check it with ../shared/tools/source_check.py (and source_text.py where the original pages are there).
 
-usage: python bench/import_sources.py [NAME ...]   (default: every source whose generator has a reader)
+usage: python bench/import_sources.py [--stub-missing] [NAME ...]   (default: every source whose generator has a reader)
+--stub-missing: first give each source a stand-in for every image its posts show that the snapshot lacks
+(bench/stub_missing.py), to measure the import of a complete source.
 Prints, per source: import and build times and exit codes, then the two tools' summary lines.
 """
 
@@ -24,8 +26,14 @@ def run(cmd, cwd=None):
     return proc, time.perf_counter() - start
 
 
-def one(name: str, work: Path) -> None:
+def one(name: str, work: Path, stub: bool = False) -> None:
     src, new = SOURCES / name, work / name
+    if stub:
+        from stub_missing import stub_missing
+
+        made = stub_missing(src, work / f"{name}-stubbed")
+        src = work / f"{name}-stubbed"
+        print(f"== {name}: {made} stand-ins for images the snapshot lacks")
     imp, t_imp = run([*CLI, "import", str(src), str(new)])
     print(f"== {name}: import exit {imp.returncode} in {t_imp:.1f}s: {imp.stdout.strip().splitlines()[-1:]}")
     if imp.returncode:
@@ -44,10 +52,13 @@ def one(name: str, work: Path) -> None:
 
 
 def main() -> None:
-    names = sys.argv[1:] or sorted(p.name for p in SOURCES.iterdir() if p.is_dir())
+    stub = "--stub-missing" in sys.argv[1:]
+    names = [a for a in sys.argv[1:] if a != "--stub-missing"] or sorted(
+        p.name for p in SOURCES.iterdir() if p.is_dir()
+    )
     with tempfile.TemporaryDirectory(prefix="import-sources-") as tmp:
         for name in names:
-            one(name, Path(tmp))
+            one(name, Path(tmp), stub)
 
 
 if __name__ == "__main__":
