@@ -221,3 +221,43 @@ def test_served_pages_of_running_code_end_as_build_keep_going_makes_them(tmp_pat
         assert "48" in (tmp_path / "served" / "blog/2024/good/index.html").read_text()
     finally:
         site.runs.stop()
+
+
+def test_a_page_read_as_its_post_changed_reloads_when_it_opens_its_stream(tmp_path):
+    """A page read just before a rebuild moved its new version in (its run ended as the browser loaded it), whose
+    stream opened only after the reload was sent, is reloaded as soon as it opens the stream; a page read after
+    the rebuild is not."""
+    import json
+    import urllib.request
+
+    root = make_site(tmp_path / "site")
+    plain = write_post(root, "plain.md", "title: Plain\ndate: 2024-02-01", "The first words.\n")
+    srv = Served(root)
+
+    def page() -> tuple[str, str]:
+        with urllib.request.urlopen(srv.url + "blog/2024/plain/", timeout=5) as answer:
+            html = answer.read().decode()
+        return html, re.search(r'data-seen="(\d+)"', html).group(1)  # type: ignore[union-attr]
+
+    def events(seen: str, count: int) -> list[dict[str, object]]:
+        url = f"{srv.url}__livereload?page=/blog/2024/plain/&seen={seen}"
+        found: list[dict[str, object]] = []
+        with urllib.request.urlopen(url, timeout=5) as stream:
+            while len(found) < count:
+                line = stream.readline().decode()
+                if line.startswith("data: "):
+                    found.append(json.loads(line[6:]))
+                elif line.startswith(": ping"):
+                    found.append({"type": "ping"})
+        return found
+
+    try:
+        _, before = page()
+        plain.write_text(plain.read_text().replace("The first words.", "Words of the new version."))
+        after = wait_for(lambda: next((seen for html, seen in [page()] if "new version" in html), None))
+        assert int(after) > int(before)
+        reload = {"type": "reload", "paths": ["/blog/2024/plain/index.html"]}
+        assert events(before, 2) == [{"type": "ok"}, reload]  # the state, then the reload it missed
+        assert events(after, 2) == [{"type": "ok"}, {"type": "ping"}]  # read after it: nothing to reload
+    finally:
+        srv.stop()

@@ -68,7 +68,10 @@
     });
   }
 
-  var source = new EventSource("/__livereload?page=" + encodeURIComponent(location.pathname));
+  // seen: the reload events the server had sent when it read this page (one that named it since reloads it)
+  var seen = document.currentScript ? document.currentScript.getAttribute("data-seen") : null;
+  var source = new EventSource("/__livereload?page=" + encodeURIComponent(location.pathname) +
+    (seen ? "&seen=" + encodeURIComponent(seen) : ""));
   source.onmessage = function (message) {
     var event = JSON.parse(message.data);
     if (event.type === "error") { overlay(event); return; }
