@@ -1,8 +1,9 @@
 """Benchmark for `site-builder serve`: start-up, and save-to-browser latency measured in headless Chromium.
 
-Usage: python bench/serve.py [N] [--before CHECKOUT]   (default 4000 synthetic posts, the same generator as
-bench/build.py; with --before, only the figures of posts that run code, for this checkout and for CHECKOUT, e.g. a
-`git worktree add /tmp/before <commit>` of the commit before a change, in one run)
+Usage: python bench/serve.py [N] [--before CHECKOUT [--rounds R]]   (default 4000 synthetic posts, the same
+generator as bench/build.py; with --before, only the figures of posts that run code, for this checkout and for
+CHECKOUT, e.g. a `git worktree add /tmp/before <commit>` (or `git archive <commit> | tar -x -C /tmp/before`) of the
+commit before a change, in one run: R rounds of before, then now, each a fresh site and server)
 - start: seconds from launching `serve` to "serving" (its first build), next to a cold `build` of the same site;
 - post edit: a post's text is changed on disk; the time until the open page (reloaded by the server) has
   the new text in its DOM, from the browser's own clock (navigation timing), median and max of 20 edits;
@@ -11,7 +12,11 @@ bench/build.py; with --before, only the figures of posts that run code, for this
 - CSS edit: the stylesheet is changed; the time until the page's computed style changes (no reload), 20 edits.
 - posts that run code (`exec_figures`, in a site of N posts and one post whose code takes 2 s): the first answer
   of `/` with nothing cached (from launching `serve`); a code edit to the edited code on the open page, and to its
-  new outputs there; a prose edit of another post once a post with failing code was saved, to the open page.
+  new outputs there; a prose edit of another post once a post with failing code was saved, to the open page; and,
+  as the control of both, a prose edit of the same post in the same server just before the failing post is saved.
+  Each "to the open page" is the page's DOM ready by the browser's clock, as post edits above; "(load end)" its
+  load event; "(polled)" the time a poll of the page's text saw it (the figure before: a poll waits for the load to
+  end, and adds the driver's round trips); "(server, to the page)" the server's log: its build up to the page.
 A post edit's time is split into: until the browser starts the reload (watcher, debounce, the build up to the
 edited page, the event), and the reload itself (navigation start to DOMContentLoaded); the server's own log gives
 how long its build took to the edited page and in all (feeds, sitemap and lists are written after the reload).
@@ -29,6 +34,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -255,24 +261,58 @@ print("value-" + "{n}")
 ```
 """
 FAILS = "---\ntitle: Fails\ndate: 2025-12-02\nexecute: true\n---\n\n```python\nprint(2)\n```\n\n```output\n3\n```\n"
+LOADED = "return performance.getEntriesByType('navigation')[0].loadEventEnd > 0"
 SHOWN = "return [...document.querySelectorAll('.output')].some(e => !e.closest('.exec-stale') && e.innerText.includes(arguments[0]))"
 
 
-def text_shown(driver, text: str, timeout: float) -> float | None:
-    """Seconds until `text` is in the open page's text (polled), or None if not within `timeout`."""
-    t0 = time.time()
+def text_shown(driver, text: str, timeout: float, saved: float) -> Shown:
+    """When the open page showed `text` after a save at `saved` (this clock): polled (the old figure: a poll waits
+    for the page's load to end), and by the browser's own clock (as post edits above) its DOM ready and its load
+    ended. None each, if not within `timeout`."""
     try:
         wait(lambda: text in driver.execute_script("return document.body ? document.body.innerText : ''"), timeout)
     except TimeoutError:
-        return None
-    return time.time() - t0
+        return Shown(None, None, None)
+    polled = time.time() - saved
+    wait(lambda: driver.execute_script(LOADED), timeout)
+    origin, dom, load = driver.execute_script(
+        "const e = performance.getEntriesByType('navigation')[0];"
+        "return [performance.timeOrigin, e.domContentLoadedEventEnd, e.loadEventEnd];"
+    )
+    return Shown((origin + dom) / 1000 - saved, (origin + load) / 1000 - saved, polled)
 
 
-def exec_figures(n: int, code: Path | None) -> dict[str, list[float | None]]:
-    """The figures of posts that run code, with this checkout's site_builder or `code`'s (see the module's doc)."""
+@dataclass
+class Shown:
+    """Seconds from a save to the page showing it: DOM ready and load ended (browser's clock), and polled."""
+
+    dom: float | None
+    load: float | None
+    polled: float | None
+
+    def into(self, figures: dict[str, list[float | None]], name: str) -> None:
+        figures[name].append(self.dom)
+        figures.setdefault(name + " (load end)", []).append(self.load)
+        figures.setdefault(name + " (polled)", []).append(self.polled)
+
+
+EXEC_FIGURES = (
+    "first answer",
+    "prose edit (control)",
+    "code edit -> edited code",
+    "code edit -> new outputs",
+    "prose edit beside failing code",
+)
+
+
+def exec_figures(n: int, code: Path | None, rounds: int = 5) -> dict[str, list[float | None]]:
+    """The figures of posts that run code, with this checkout's site_builder or `code`'s (see the module's doc).
+    Each text figure is save -> the page's DOM ready with it (the browser's clock); "... (server)" is what the
+    server's log says of the same saves: its rebuild up to the edited page in the output. "prose edit (control)"
+    is a plain post's edit in the same site while no code runs and none fails: what the other edits cost at
+    most."""
     root = Path(tempfile.mkdtemp(prefix="bench-serve-exec-"))
-    figures: dict[str, list[float | None]] = {"first answer": [], "code edit -> edited code": [],
-                                              "code edit -> new outputs": [], "prose edit beside failing code": []}  # fmt: skip
+    figures: dict[str, list[float | None]] = {name: [] for name in EXEC_FIGURES}
     try:
         bench_build.make_site(root, n)
         run = root / "content" / "posts" / "runs.md"
@@ -284,26 +324,48 @@ def exec_figures(n: int, code: Path | None) -> dict[str, list[float | None]]:
         log: list[str] = []
         drain(proc, log)
         driver = browser()
+        plain = root / "content" / "posts" / "post-00007.md"
+        text = plain.read_text()
+        plain_url = url + f"blog/{2015 + 7 % 11}/post-00007/"
+
+        def prose_edits(name: str, words: str) -> None:
+            driver.get(plain_url)
+            time.sleep(0.5)
+            for i in range(rounds):
+                t0 = time.time()
+                plain.write_text(text + f"\n{words} {i} here.\n")
+                text_shown(driver, f"{words} {i} here.", 10, t0).into(figures, name)
+                time.sleep(0.3)
+
         try:
             driver.get(url + "blog/2025/runs/")
-            wait(lambda: driver.execute_script(SHOWN, "value-0"), timeout=120)
-            for i in range(1, 6):
+            try:
+                wait(lambda: driver.execute_script(SHOWN, "value-0"), timeout=60)
+            except TimeoutError:  # read as its run ended, it missed its reload (before bda4fd7): read it again
+                print("  the page missed its reload when its run ended: opened again", flush=True)
+                driver.get(url + "blog/2025/runs/")
+                wait(lambda: driver.execute_script(SHOWN, "value-0"), timeout=60)
+            phases = [len(log)]
+            for i in range(1, rounds + 1):
                 time.sleep(0.5)
                 t0 = time.time()
                 run.write_text(RUNS.format(n=i))
-                figures["code edit -> edited code"].append(text_shown(driver, f'+ "{i}")', 60))
+                text_shown(driver, f'+ "{i}")', 60, t0).into(figures, "code edit -> edited code")
                 wait(lambda i=i: driver.execute_script(SHOWN, f"value-{i}"), timeout=60)
                 figures["code edit -> new outputs"].append(time.time() - t0)
+            time.sleep(1)
+            phases.append(len(log))
+            prose_edits("prose edit (control)", "Control edit")  # the same warm server, just before the failure
+            time.sleep(1)
             (root / "content" / "posts" / "fails.md").write_text(FAILS)
             time.sleep(3)
-            plain = root / "content" / "posts" / "post-00007.md"
-            text = plain.read_text()
-            driver.get(url + f"blog/{2015 + 7 % 11}/post-00007/")
-            time.sleep(0.5)
-            for i in range(5):
-                plain.write_text(text + f"\nProse edit {i} here.\n")
-                figures["prose edit beside failing code"].append(text_shown(driver, f"Prose edit {i} here.", 10))
-                time.sleep(0.3)
+            phases.append(len(log))
+            prose_edits("prose edit beside failing code", "Prose edit")
+            time.sleep(1)
+            phases.append(len(log))
+            names = ("code edit -> edited code", "prose edit (control)", "prose edit beside failing code")
+            for name, start, end in zip(names, phases, phases[1:], strict=False):
+                figures[name + " (server, to the page)"] = to_page(log[start:end])
         finally:
             driver.quit()
             proc.terminate()
@@ -311,6 +373,13 @@ def exec_figures(n: int, code: Path | None) -> dict[str, list[float | None]]:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return figures
+
+
+def to_page(lines: list[str]) -> list[float | None]:
+    """The server's rebuilds up to the edited page in the output, from its log lines (rebuilds after a run ended
+    included: their page is the post's)."""
+    found = [re.search(r"rebuilt in \d+ ms, (\d+) ms to the edited page", line) for line in lines]
+    return [int(m.group(1)) / 1000 for m in found if m]
 
 
 def figure(values: list[float | None]) -> str:
@@ -321,21 +390,33 @@ def figure(values: list[float | None]) -> str:
     return text + (f", {len(values) - len(shown)} of {len(values)} never" if len(shown) < len(values) else "")
 
 
-def compare(n: int, before: Path) -> None:
-    now, then = exec_figures(n, None), exec_figures(n, before)
-    print(f"{n} posts and a post whose code takes 2 s; medians of 5 (the first answer: 1)")
-    print(f"{'':34} {'before (' + before.name + ')':>30} {'now':>30}")
+def compare(n: int, before: Path, rounds: int) -> None:
+    """Both checkouts in turn, `rounds` times (before, now, before, now, ...): paired runs on a shared machine."""
+    now: dict[str, list[float | None]] = {}
+    then: dict[str, list[float | None]] = {}
+    for r in range(rounds):
+        for code, into in ((before, then), (None, now)):
+            print(f"round {r + 1}: {'before' if code else 'now'}; load {os.getloadavg()[0]:.1f}", flush=True)
+            for name, values in exec_figures(n, code).items():
+                into.setdefault(name, []).extend(values)
+    print(f"{n} posts and a post whose code takes 2 s; medians of {5 * rounds} (the first answer: {rounds})")
+    print(f"{'':42} {'before (' + before.name + ')':>26} {'now':>26}")
     for name in now:
-        print(f"{name:34} {figure(then[name]):>30} {figure(now[name]):>30}")
+        print(f"{name:42} {figure(then.get(name, [])):>26} {figure(now[name]):>26}")
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    rounds = 1
+    if "--rounds" in args:
+        at = args.index("--rounds")
+        rounds = int(args[at + 1])
+        del args[at : at + 2]
     if "--before" in args:
         at = args.index("--before")
         checkout = Path(args[at + 1]).resolve()
         del args[at : at + 2]
-        compare(int(args[0]) if args else 4000, checkout)
+        compare(int(args[0]) if args else 4000, checkout, rounds)
     else:
         main(int(args[0]) if args else 4000)
         print("\n".join(f"{k}: {figure(v)}" for k, v in exec_figures(int(args[0]) if args else 4000, None).items()))

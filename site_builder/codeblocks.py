@@ -137,7 +137,7 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
         if error is not None and keep_going:
             detail = escape(error.get("traceback") or "")
             parts.append(
-                f'<div class="exec-error"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
+                f'<div class="exec-error" lang="en"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
                 f"{escape(error['message'])}" + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n"
             )
         return "".join(parts)

@@ -1,6 +1,6 @@
 """An executing post as `serve` shows it while its code runs (stage 4, serve only): each executed block's code at
 once, with a "running…" note where its outputs go; the outputs of the post's last run, if it had one with the same
-blocks, shown under it marked stale until the new ones arrive."""
+blocks, shown under it marked stale until the new ones arrive. The words are the theme's, in the page's language."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 
     from site_builder.execute.results import PostRun
 
-RUNNING = '<p class="exec-running" role="status">running…</p>\n'
-STALE_TITLE = "from the last run: the code changed since, and runs again"
+# The note's words ("running…", "运行中…") and the stale outputs' label are the theme's, in the page's language
+# (site.css, as the output badges'): the fragment holds no words of its own.
+RUNNING = '<p class="exec-running" role="status"></p>\n'
 
 
 def running_fence_hook(lines: list[int], stale: PostRun | None) -> FenceHook:
@@ -42,7 +43,7 @@ def running_fence_hook(lines: list[int], stale: PostRun | None) -> FenceHook:
 
 
 def _stale(html: str) -> str:
-    return f'<div class="exec-stale" title="{STALE_TITLE}">{html}</div>\n'
+    return f'<div class="exec-stale">{html}</div>\n'
 
 
 def stale_run(last: PostRun, lines: list[int]) -> PostRun | None:

@@ -132,7 +132,7 @@ def test_build_fails_on_failing_code_and_keeps_the_output(tmp_path):
     assert proc.returncode == 1, out(proc)  # the site is written, but a failed post is not a success
     assert "1 failed" in proc.stdout
     body = page(site, "bad")
-    m = re.search(r'<div class="exec-error">(.*?)</div>', body, re.S)
+    m = re.search(r'<div class="exec-error"[^>]*>(.*?)</div>', body, re.S)
     assert m, body
     assert "AssertionError" in m.group(1) and "value is &lt;not&gt; two" in m.group(1)
     assert f"line {line_of(bad, 'assert value')}" in m.group(1)
@@ -168,7 +168,7 @@ def test_build_keep_going_shows_post_level_failures(tmp_path):
     proc = run_cli("build", "--source", str(site), "--keep-going")
     assert proc.returncode == 1, out(proc)
     body = page(site, "crash")
-    m = re.search(r'<div class="exec-error">(.*?)</div>', body, re.S)
+    m = re.search(r'<div class="exec-error"[^>]*>(.*?)</div>', body, re.S)
     assert m, body
     assert "Crash" in m.group(1) and "status 5" in m.group(1)
     assert f"line {line_of(post, 'import os')}" in m.group(1)

@@ -64,6 +64,19 @@ def slow_body(value: str, seconds: float) -> str:
     )
 
 
+NOTE = "return [...document.querySelectorAll('.exec-running')].map(e => getComputedStyle(e, '::after').content)"
+
+
+def notes(browser) -> list[str]:
+    """The "running…" notes of the open page, as the reader sees them (their words are the theme's, by language)."""
+    from selenium.common.exceptions import JavascriptException
+
+    try:
+        return list(browser.execute_script(NOTE))
+    except JavascriptException:  # the page is being replaced by a reload
+        return []
+
+
 def test_pages_first_then_the_outputs_when_the_run_ends(tmp_path, browser):
     root = make_site(tmp_path / "site")
     post = write_post(root, "slow.md", SLOW, slow_body("'first ' + 'run'", 2.5))
@@ -71,16 +84,16 @@ def test_pages_first_then_the_outputs_when_the_run_ends(tmp_path, browser):
     try:
         url = srv.url + "blog/2024/slow/"
         open_page(browser, url)
-        assert "running…" in article_text(browser) and "first run" not in article_text(browser)
+        assert notes(browser) == ['"running…"'] and "first run" not in article_text(browser)
         assert "After the code." in article_text(browser)
-        wait_for(lambda: "first run" in article_text(browser) and "running…" not in article_text(browser), timeout=15)
+        wait_for(lambda: "first run" in article_text(browser) and not notes(browser), timeout=15)
 
         start = time.monotonic()  # a code edit: the edited code at once, the last outputs marked stale meanwhile
         post.write_text(post.read_text().replace("'first ' + 'run'", "'second ' + 'run'"))
         wait_for(lambda: "'second ' + 'run'" in article_text(browser))
         assert time.monotonic() - start < BUDGET, f"the edited code took {time.monotonic() - start:.2f} s to show"
         stale = browser.find_elements("css selector", ".exec-stale")
-        assert stale and "first run" in stale[0].text and "running…" in article_text(browser)
+        assert stale and "first run" in stale[0].text and notes(browser) == ['"running…"']
         wait_for(
             lambda: "second run" in article_text(browser) and not browser.find_elements("css selector", ".exec-stale")
         )
@@ -97,14 +110,15 @@ def test_pages_first_then_the_outputs_when_the_run_ends(tmp_path, browser):
         srv.stop()
 
 
-def test_the_first_answer_does_not_wait_for_the_code(tmp_path):
+def test_the_first_answer_does_not_wait_for_the_code(tmp_path, browser):
+    """In a Chinese site: the note that the code runs is in the page's language, as the theme's other words."""
     import urllib.request
 
     def get(path: str) -> str:
         with urllib.request.urlopen(srv.url + path, timeout=5) as answer:
             return str(answer.read().decode())
 
-    root = make_site(tmp_path / "site")
+    root = make_site(tmp_path / "site", "title: 测试\nurl: https://example.org\nlanguage: zh\n")
     write_post(root, "slow.md", SLOW, slow_body("42", 20))
     plain = write_post(root, "plain.md", "title: Plain\ndate: 2024-02-01", "The first words.\n")
     srv = Served(root)
@@ -112,26 +126,37 @@ def test_the_first_answer_does_not_wait_for_the_code(tmp_path):
         start = time.monotonic()
         page = get("blog/2024/slow/")
         assert time.monotonic() - start < 1.0 and srv.serving < 10
-        assert "running…" in page and "sleep" in page
+        assert 'class="exec-running"' in page and "sleep" in page and "running" not in article_words(page)
+        open_page(browser, srv.url + "blog/2024/slow/")
+        assert notes(browser) == ['"运行中…"']
         start = time.monotonic()  # the run goes on: another post's edit is not held up by it
         plain.write_text(plain.read_text().replace("The first words.", "Words saved while code runs."))
         wait_for(lambda: "Words saved while code runs." in get("blog/2024/plain/"))
-        assert time.monotonic() - start < BUDGET and "running…" in get("blog/2024/slow/")
+        assert time.monotonic() - start < BUDGET and 'class="exec-running"' in get("blog/2024/slow/")
     finally:
         srv.stop()
 
 
+def article_words(page: str) -> str:
+    """The words of a page's article, its markup left out."""
+    article = page[page.index("<article") : page.index("</article>")]
+    return re.sub(r"<[^>]+>", " ", article)
+
+
 def test_served_pages_of_running_code_end_as_build_keep_going_makes_them(tmp_path):
     """Once the runs ended, serve's site (quick path for code edits included) is the site `build --keep-going`
-    makes, byte for byte."""
+    makes, byte for byte: its runs are forked, as the build's, from a template holding site.yml's `exec: preload`."""
     from test_serve_settings import tree
 
     from site_builder.build import build_site
     from site_builder.server import DevSite
     from site_builder.server.runs import BackgroundRuns
 
-    root = make_site(tmp_path / "site")
-    good = write_post(root, "good.md", SLOW, "Prose.\n\n```python\nprint(6 * 7)\n```\n\n```output\n42\n```\n")
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nexec:\n  preload: [colorsys]\n")
+    preloaded = '\n```python\nimport sys\nprint("colorsys" in sys.modules)\n```\n\n```output\nTrue\n```\n'
+    good = write_post(
+        root, "good.md", SLOW, "Prose.\n\n```python\nprint(6 * 7)\n```\n\n```output\n42\n```\n" + preloaded
+    )
     write_post(root, "adds.md", FAILING, FAILING_BODY)
     write_post(root, "plain.md", "title: Plain\ndate: 2024-02-01", "Plain words.\n")
     logs: list[str] = []
@@ -149,7 +174,7 @@ def test_served_pages_of_running_code_end_as_build_keep_going_makes_them(tmp_pat
 
     try:
         site.rebuild()
-        settled(3)  # the first build, then one for each run that ended (or one for both)
+        settled(2)  # the first build, then one for each run that ended, or one for both (they end together)
         good.write_text(good.read_text().replace("6 * 7", "6 * 8").replace("42", "48"))
         builds = site.builds
         assert "load+render (quick)" in site.rebuild(["content/posts/good.md"]).timings
@@ -157,3 +182,43 @@ def test_served_pages_of_running_code_end_as_build_keep_going_makes_them(tmp_pat
         assert "48" in (tmp_path / "served" / "blog/2024/good/index.html").read_text()
     finally:
         site.runs.stop()
+
+
+def test_a_page_read_as_its_post_changed_reloads_when_it_opens_its_stream(tmp_path):
+    """A page read just before a rebuild moved its new version in (its run ended as the browser loaded it), whose
+    stream opened only after the reload was sent, is reloaded as soon as it opens the stream; a page read after
+    the rebuild is not."""
+    import json
+    import urllib.request
+
+    root = make_site(tmp_path / "site")
+    plain = write_post(root, "plain.md", "title: Plain\ndate: 2024-02-01", "The first words.\n")
+    srv = Served(root)
+
+    def page() -> tuple[str, str]:
+        with urllib.request.urlopen(srv.url + "blog/2024/plain/", timeout=5) as answer:
+            html = answer.read().decode()
+        return html, re.search(r'data-seen="(\d+)"', html).group(1)  # type: ignore[union-attr]
+
+    def events(seen: str, count: int) -> list[dict[str, object]]:
+        url = f"{srv.url}__livereload?page=/blog/2024/plain/&seen={seen}"
+        found: list[dict[str, object]] = []
+        with urllib.request.urlopen(url, timeout=5) as stream:
+            while len(found) < count:
+                line = stream.readline().decode()
+                if line.startswith("data: "):
+                    found.append(json.loads(line[6:]))
+                elif line.startswith(": ping"):
+                    found.append({"type": "ping"})
+        return found
+
+    try:
+        _, before = page()
+        plain.write_text(plain.read_text().replace("The first words.", "Words of the new version."))
+        after = wait_for(lambda: next((seen for html, seen in [page()] if "new version" in html), None))
+        assert int(after) > int(before)
+        reload = {"type": "reload", "paths": ["/blog/2024/plain/index.html"]}
+        assert events(before, 2) == [{"type": "ok"}, reload]  # the state, then the reload it missed
+        assert events(after, 2) == [{"type": "ok"}, {"type": "ping"}]  # read after it: nothing to reload
+    finally:
+        srv.stop()

@@ -4,9 +4,14 @@ line is left, and the last line says that --strict failed the run. As the termin
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from helpers import make_site, run_cli, write_post
 
 # what a build that goes on does about a warning: none of these may end an error under --strict
@@ -154,3 +159,71 @@ def test_strict_beside_errors_counts_the_warnings_as_errors(tmp_path):
         "error: content/posts/b.md:4: unknown key 'execte' (did you mean 'execute'?)",
         "error: stopped with 1 error; 1 warning is an error under --strict",
     ]
+
+
+CLI = (sys.executable, "-m", "site_builder")
+NO_NETNS = (
+    "echo 0 > /proc/sys/user/max_user_namespaces && "
+    'capsh --drop=cap_sys_admin -- -c \'cd "$0" && exec "$@"\' {cwd} {argv}'
+)
+
+
+def without_network_namespaces(cwd: Path, *args: str, program: tuple[str, ...] = CLI) -> subprocess.CompletedProcess:
+    """The CLI where network namespaces cannot be made (a user namespace of its own that may make no other, without
+    CAP_SYS_ADMIN): `exec: network: false` cannot be applied, as on a machine without unprivileged namespaces."""
+    argv = " ".join(shlex.quote(a) for a in (*program, *args))
+    script = NO_NETNS.format(cwd=shlex.quote(str(cwd)), argv=argv)
+    env = {**os.environ, "HOME": str(cwd / "home")}  # the cache key is made there: root's is not this user's
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "sh", "-c", script], capture_output=True, text=True, env=env,
+        timeout=300,
+    )  # fmt: skip
+
+
+def test_warnings_outside_posts_are_in_the_one_list_and_errors_under_strict(tmp_path):
+    """What a run could not do as asked (network access not blocked) and Pagefind's warning are counted with the
+    others: under --strict each is an `error:` line, the last line says why the run failed, and it fails (the output
+    untouched). Ray's "ran the post again" takes the same way (tests/test_ray_executor.py)."""
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nsearch: false\n")
+    write_post(
+        root, "a.md", "title: A\ndate: 2024-01-01\nexecute: true\nexec:\n  network: false", "```python\nprint(1)\n```\n"
+    )
+    probe = without_network_namespaces(tmp_path, program=(sys.executable, "-c", "print('here')"))
+    if probe.stdout != "here\n":
+        pytest.skip(f"no user namespace of its own here (unshare, capsh): {probe.stderr[-300:]}")
+    check = without_network_namespaces(tmp_path, "check", "--source", "site", "--strict")
+    unblocked = "content/posts/a.md:6: exec: network: false could not be applied: network access cannot be blocked here"
+    assert [line for line in problems(check.stderr)] == [
+        f"error: {unblocked} (it needs Linux network namespaces: root, or unprivileged user namespaces), and the post "
+        "ran with the network",
+        "error: 1 warning is an error under --strict",
+    ], check.stderr
+    assert check.returncode == 1 and lines(check.stdout)[-1] == "1 passed, 0 failed", check.stdout
+
+    built = without_network_namespaces(tmp_path, "build", "--source", "site")
+    assert built.returncode == 0 and [p for p in problems(built.stderr) if unblocked in p] == [
+        f"warning: {unblocked} (it needs Linux network namespaces: root, or unprivileged user namespaces), and the "
+        "post ran with the network"
+    ], built.stderr  # once: not also as the run's own line
+    assert lines(built.stdout)[-1].endswith(", 1 warning"), built.stdout
+    strict = without_network_namespaces(tmp_path, "build", "--source", "site", "--strict")
+    assert strict.returncode == 1 and problems(strict.stderr)[-1] == "error: 1 warning is an error under --strict"
+    assert [p for p in problems(strict.stderr) if unblocked in p and p.startswith("error: ")], strict.stderr
+
+    other = make_site(tmp_path / "other", "title: T\nurl: https://example.org\nsearch: false\n")
+    write_post(other, "b.md", "title: B\ndate: 2024-01-01", "Words.\n")
+    run_cli("build", "--source", str(other), check=True)
+    (other / "site.yml").write_text("title: T\nurl: https://example.org\nsearch: true\n")  # Pagefind is broken
+    before = (other / "output" / "blog/2024/b/index.html").read_text()
+    env = {**os.environ, "PAGEFIND_BINARY_PATH": str(tmp_path / "no-pagefind")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "site_builder", "build", "--source", str(other), "--strict"], capture_output=True,
+        text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert problems(proc.stderr) == [
+        f"error: search index not updated: Pagefind did not finish ([Errno 2] No such file or directory: "
+        f"'{tmp_path / 'no-pagefind'}')",
+        "error: 1 warning is an error under --strict",
+    ], proc.stderr
+    assert proc.returncode == 1
+    assert (other / "output" / "blog/2024/b/index.html").read_text() == before  # the output as it was (no search box)

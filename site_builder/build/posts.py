@@ -76,8 +76,10 @@ class SitePosts:
         return sum(p.page for p in self.posts)
 
     def warnings(self) -> list[SiteWarning]:
-        """The posts' problems that do not stop the build: their front matter's, then their fragments'."""
-        return [w for p in self.posts for w in p.warnings] + [w for r in self.rendered.values() for w in r.warnings]
+        """The posts' problems that do not stop the build: their front matter's, their fragments', and what their
+        code's runs could not do as asked (network not blocked, a Ray worker that died)."""
+        found = [w for p in self.posts for w in p.warnings] + [w for r in self.rendered.values() for w in r.warnings]
+        return found + [w for run in self.runs.values() for w in run.problems()]
 
 
 def fragment_key(post: Post, macros: tuple[tuple[str, str], ...] = ()) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from site_builder.build.context import BuildContext
+from site_builder.errors import StrictFailure
 
 
 def search_in(ctx: BuildContext) -> Callable[[Path], object] | None:
@@ -20,6 +21,8 @@ def search_in(ctx: BuildContext) -> Callable[[Path], object] | None:
         warning = index_site(tree, previous=ctx.output)  # the shards whose pages are unchanged are taken from there
         if warning is not None:
             ctx.warnings.append(warning)
+            if ctx.strict:  # an error: the staged tree is dropped, the output left as it was
+                raise StrictFailure(ctx.warnings)
 
     return index
 

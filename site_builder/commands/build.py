@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 from pathlib import Path
 
 from site_builder.commands.common import (
@@ -17,7 +18,7 @@ from site_builder.commands.common import (
     left_out,
     site_root,
 )
-from site_builder.errors import problem_count, sorted_warnings, warning_line
+from site_builder.errors import problem_count, sorted_warnings, strict_count, warning_line
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
         include=include(args),
         base_url=args.base_url,
     )
-    for warning in sorted_warnings(result.warnings):
-        err(warning_line(warning))  # under --strict, only those found once the output was committed (search)
+    warnings = sorted_warnings(result.warnings)  # under --strict, only those found once the output was committed
+    for warning in warnings:  # (the search index made again in an output that had none): errors too
+        err(warning_line(warning, args.strict))
     failed = sum(len(r.failures) for r in result.runs.values())
     if result.runs:  # posts that execute: their failures, and a line about the code that ran
         from site_builder.execute.report import cached_count, failure_lines
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if skipped := left_out(result.drafts_left_out, result.future_left_out):
         print(skipped)
     written = result.files_changed - result.files_removed
-    problems = problem_count(failed, len(sorted_warnings(result.warnings)))
+    problems = problem_count(failed, 0 if args.strict else len(warnings))
     print(
         f"built {count(result.posts, 'post')}"
         + (f" and {count(result.standalone, 'page')}" if result.standalone else "")
@@ -67,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.verbose:
         print("  " + ", ".join(f"{name} {secs:.2f}s" for name, secs in result.timings.items()))
+    if args.strict and warnings:  # said last, on a line of its own, as `check --strict` says it
+        sys.stdout.flush()
+        err(f"error: {strict_count(len(warnings))}")
+        return 1
     return 1 if any(not r.ok for r in result.runs.values()) else 0  # --keep-going wrote the site, yet it failed
 
 

@@ -79,13 +79,9 @@ def _tell(on_run: Callable[[str, PostRun], None] | None, run: PostRun, posts: li
 
 
 def _finish(runs: dict[str, PostRun], options: ExecOptions, posts: list[ParsedPost]) -> dict[str, PostRun]:
-    """The runs as callers get them: each with its post's cell map (a notebook's; never stored with the run), and
-    what they could not do as asked printed (`warning: file:line: ...`)."""
+    """The runs as callers get them: each with its post's cell map (a notebook's; never stored with the run). What
+    a run could not do as asked is its `problems()`: the caller's problem list holds them with the other warnings."""
     for parsed in posts:
         if parsed.post.rel in runs:
             runs[parsed.post.rel].cells = parsed.post.cells
-    if options.progress is not None:
-        for rel in sorted(runs):
-            for warning in runs[rel].warnings:
-                options.progress(f"warning: {warning}")
     return runs

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from site_builder.errors import SiteWarning
+
 ErrorInfo = dict[str, Any]  # type, message, line, traceback: as the runner writes it (JSON)
 Value = dict[str, str]  # the value a block ends with, by MIME type: text/plain (its repr) and its richest other form
 
@@ -68,6 +70,19 @@ class PostRun:
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    def problems(self) -> list[SiteWarning]:
+        """What the run could not do as asked (`warnings`), as every other warning: in the build's problem list,
+        printed once with the others, an error under --strict."""
+        found = []
+        for text in self.warnings:
+            where, _, message = text.partition(": ")
+            file, _, line = where.rpartition(":")
+            if file and line.isdigit():
+                found.append(SiteWarning(message, file, int(line)))
+            else:
+                found.append(SiteWarning(text, self.rel))
+        return found
 
     def count(self, status: str) -> int:
         return sum(1 for b in self.blocks if b.status == status)

@@ -73,8 +73,8 @@ def run_job(job: Job, children: Children | None = None, template: Template | Non
 def _network_warning(job: Job) -> str:
     line = job.lines.get("exec.network") or job.lines.get("exec") or job.first_line
     return (
-        f"{job.rel}:{line}: exec: network: false, but network access could not be blocked here (it needs Linux "
-        "network namespaces: root, or unprivileged user namespaces); the post ran with the network"
+        f"{job.rel}:{line}: exec: network: false could not be applied: network access cannot be blocked here (it "
+        "needs Linux network namespaces: root, or unprivileged user namespaces), and the post ran with the network"
     )
 
 

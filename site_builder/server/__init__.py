@@ -272,7 +272,7 @@ def serve(
     try:
         site = DevSite(root, workdir / "site", log=log, include=include or Include())
         site.indexer = parts.indexer = SearchIndexer(root, site.output, log)
-        site.runs = parts.runs = BackgroundRuns(root, site.run_ended)
+        site.runs = parts.runs = BackgroundRuns(root, site.run_ended, log=log)
         gc.disable()  # the first build made as `build` makes it, without collections: 16,000 posts, 1.5-2 s less
         try:
             first = site.rebuild()

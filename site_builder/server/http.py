@@ -24,7 +24,7 @@ from site_builder.server.guard import HEADER_TIMEOUT, SEND_TIMEOUT, DeadlineRead
 CLIENT_JS = (resources.files("site_builder.server") / "livereload.js").read_bytes()
 EVENTS_PATH = "/__livereload"
 SCRIPT_PATH = "/__livereload.js"
-SCRIPT_TAG = f'<script src="{SCRIPT_PATH}" defer></script>'.encode()
+SCRIPT_TAG = '<script src="' + SCRIPT_PATH + '" data-seen="{seen}" defer></script>'  # seen: reloads sent before
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
@@ -50,16 +50,22 @@ class Broadcaster:
         self._lock = threading.Condition()
         self._clients: list[tuple[queue.Queue[dict[str, Any]], str]] = []
         self._joined: dict[str, int] = {}  # page path -> streams opened by it so far
+        self.sent = 0  # reload events sent so far
+        self._reloaded: dict[str, int] = {}  # page path -> the number of the last reload event that named it
         self.state: dict[str, Any] = {"type": "ok"}
         self.closed = threading.Event()
 
-    def subscribe(self, page: str = "") -> queue.Queue[dict[str, Any]]:
+    def subscribe(self, page: str = "", seen: int | None = None) -> queue.Queue[dict[str, Any]]:
+        """A new page's stream. `seen`: the reload events sent before the page was read (its script says): one that
+        named the page since (its run ended as it loaded, before it opened this stream) reloads it at once."""
         q: queue.Queue[dict[str, Any]] = queue.Queue()
         page = page_file(page)
         with self._lock:
             self._clients.append((q, page))
             self._joined[page] = self._joined.get(page, 0) + 1
             q.put(self.state)
+            if seen is not None and max(self._reloaded.get(page, 0), self._reloaded.get("*", 0)) > seen:
+                q.put({"type": "reload", "paths": [page]})
             self._lock.notify_all()
         return q
 
@@ -71,6 +77,9 @@ class Broadcaster:
         with self._lock:
             if event.get("type") in ("ok", "error"):
                 self.state = event
+            if event.get("type") == "reload":
+                self.sent += 1
+                self._reloaded.update(dict.fromkeys(["*"] if event.get("all") else event.get("paths", []), self.sent))
             for q, _ in self._clients:
                 q.put(event)
 
@@ -204,6 +213,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        seen = self.site.events.sent  # before the file is read: a reload sent after it reaches the page
         found = read_file(root, url_path)
         moved = self.site.preview.at_root(url_path) if found is None else None
         if moved is not None:  # the site's path (`url: .../blog/`) typed in: the preview is at the root
@@ -215,18 +225,19 @@ class Handler(BaseHTTPRequestHandler):
         if found is None:
             page = read_file(root, "/404.html")
             body = page[1] if page is not None else b"<h1>404 Not Found</h1>"
-            return self._send(404, self._inject(body), TYPES[".html"], head)
+            return self._send(404, self._inject(body, seen), TYPES[".html"], head)
         target, body = found
         ext = target.suffix.lower()
         ctype = TYPES.get(ext) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if ext == ".html":
-            body = self._inject(body)
+            body = self._inject(body, seen)
         self._send(200, body, ctype, head)
 
     @staticmethod
-    def _inject(body: bytes) -> bytes:
+    def _inject(body: bytes, seen: int) -> bytes:
+        tag = SCRIPT_TAG.format(seen=seen).encode()
         at = body.rfind(b"</body>")
-        return body[:at] + SCRIPT_TAG + body[at:] if at >= 0 else body + SCRIPT_TAG
+        return body[:at] + tag + body[at:] if at >= 0 else body + tag
 
     def _send(self, status: int, body: bytes, ctype: str, head: bool = False) -> None:
         self.send_response(status)
@@ -257,7 +268,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "keep-alive")
         self.end_headers()
         events = self.site.events
-        q = events.subscribe(parse_qs(urlsplit(self.path).query).get("page", [""])[0])
+        query = parse_qs(urlsplit(self.path).query)
+        seen = query.get("seen", [""])[0]
+        q = events.subscribe(query.get("page", [""])[0], int(seen) if seen.isdigit() else None)
         try:
             while not events.closed.is_set():
                 try:

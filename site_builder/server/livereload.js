@@ -16,6 +16,20 @@
     return path === p || path === decodeURIComponent(p);
   }
 
+  // The overlay's words in the page's language (<html lang>), as the theme's words of the running note and badges
+  // (its site.css, by :lang); the message itself is what the terminal printed.
+  var WORDS = {
+    en: { code: "Code failed", build: "Build error", at: " in " },
+    zh: { code: "代码运行失败", build: "构建出错", at: "：" },
+    "zh-hant": { code: "程式碼執行失敗", build: "建置出錯", at: "：" },
+    ko: { code: "코드 실행 실패", build: "빌드 오류", at: ": " }
+  };
+  function words() {
+    var lang = (document.documentElement.lang || "en").toLowerCase();
+    if (/^zh-(tw|hk|mo|hant)/.test(lang)) return WORDS["zh-hant"];
+    return WORDS[lang.split("-")[0]] || WORDS.en;
+  }
+
   function overlay(event) {
     var box = document.getElementById("site-builder-error");
     if (!event) { if (box) box.remove(); return; }
@@ -30,7 +44,8 @@
     }
     box.textContent = "";
     var head = document.createElement("strong");
-    head.textContent = (event.kind === "code" ? "Code failed" : "Build error") + (event.file ? " in " + event.file + (event.line ? ":" + event.line : "") : "");
+    var w = words();
+    head.textContent = (event.kind === "code" ? w.code : w.build) + (event.file ? w.at + event.file + (event.line ? ":" + event.line : "") : "");
     head.style.color = "#ff7b72";
     var msg = document.createElement("div");
     msg.className = "message";
@@ -53,7 +68,10 @@
     });
   }
 
-  var source = new EventSource("/__livereload?page=" + encodeURIComponent(location.pathname));
+  // seen: the reload events the server had sent when it read this page (one that named it since reloads it)
+  var seen = document.currentScript ? document.currentScript.getAttribute("data-seen") : null;
+  var source = new EventSource("/__livereload?page=" + encodeURIComponent(location.pathname) +
+    (seen ? "&seen=" + encodeURIComponent(seen) : ""));
   source.onmessage = function (message) {
     var event = JSON.parse(message.data);
     if (event.type === "error") { overlay(event); return; }

@@ -1,7 +1,12 @@
 """`serve`'s runs of executing posts, made beside the builds: a build takes the runs known now (this session's, or
 the run cache's) and shows the other posts as running (`running.py`); each post runs in a thread of its own, at
 most as many at once as `build` runs, and when its run ends the post is built again (`on_done`). A run whose post
-was edited again meanwhile is stopped, not finished: only the newest code's run counts."""
+was edited again meanwhile is stopped, not finished: only the newest code's run counts.
+
+Each run is forked from a template process kept for the whole `serve` (`execute/template.py`, as `build` forks its
+posts; a new one when site.yml's `exec: preload` or `env` change): a run that started its own interpreter cost
+~120 ms of CPU (the fork of serve's large process, then Python and the runner's imports) in the moment the edited
+page was loading in the browser, on the same cores."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ if TYPE_CHECKING:
     from site_builder.execute.results import PostRun
     from site_builder.execute.sandbox import Children
     from site_builder.execute.store import RunStore
+    from site_builder.execute.template import Template
     from site_builder.models import ParsedPost
 
 
@@ -30,7 +36,45 @@ class _Run:
     job: Job
     children: Children
     stale: PostRun | None
+    kept: _Kept
     thread: threading.Thread | None = None
+
+
+@dataclass
+class _Kept:
+    """A template process kept for serve's runs, in a thread of its own: the template dies with the thread that
+    started it (PR_SET_PDEATHSIG), and a run's thread ends with its run. Closed at `stop` (serve stops)."""
+
+    preload: list[str]
+    site_root: str
+    env: dict[str, str]
+    ready: threading.Event = field(default_factory=threading.Event)
+    closing: threading.Event = field(default_factory=threading.Event)
+    template: Template | None = None  # None: none could be started here (each run starts its own interpreter)
+    notes: list[str] = field(default_factory=list)  # a preload module that failed
+
+    thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._hold, name="run template", daemon=True)
+        self.thread.start()
+
+    def close(self, wait: float = 0.0) -> None:
+        """Stop the template (a post still running from it dies with it), waiting at most `wait` seconds."""
+        self.closing.set()
+        if wait and self.thread is not None:
+            self.thread.join(wait)
+
+    def _hold(self) -> None:
+        from site_builder.execute.template import start_template
+
+        try:
+            self.template, self.notes = start_template(self.preload, self.site_root, self.env)
+        finally:
+            self.ready.set()
+        self.closing.wait()
+        if self.template is not None:
+            self.template.close()
 
 
 @dataclass
@@ -47,6 +91,9 @@ class BackgroundRuns:
     store: RunStore | None = None
     closed: bool = False
     built: threading.Event = field(default_factory=threading.Event)  # runs start once the build that asked is out
+    log: Callable[[str], None] | None = None  # what serve prints (a preload module that failed)
+    preload: list[str] = field(default_factory=list)  # site.yml's exec: preload, as the last build read it
+    templates: dict[str, _Kept] = field(default_factory=dict)  # by preload, site root and env
 
     def release(self) -> None:
         """The build is over (its pages are out, or it failed): the runs it asked for may start. Started at once,
@@ -62,6 +109,7 @@ class BackgroundRuns:
         jobs = [make_job(p, site) for p in parsed if p.post.execute]
         self.built.clear()
         with self.lock:
+            self.preload = list(site.preload)
             if self.store is None:
                 self.store = RunStore(self.root / EXEC_CACHE)
             known = RunsKnown({}, {})
@@ -100,10 +148,25 @@ class BackgroundRuns:
             from site_builder.execute.executors import parallel_slots
 
             self.slots = threading.Semaphore(parallel_slots([job]))
-        self.running[job.rel] = mine = _Run(job, Children(), stale)
+        self.running[job.rel] = mine = _Run(job, Children(), stale, self._template(job))
         mine.thread = threading.Thread(target=self._run, args=(mine,), name=f"run {job.rel}", daemon=True)
         mine.thread.start()
         return Running(lines, stale)
+
+    def _template(self, job: Job) -> _Kept:
+        """The template the job's run forks from (started now, in its thread, when none fits yet)."""
+        root = job.site_root or job.source_dir
+        key = repr((self.preload, root, sorted(job.env.items())))
+        kept = self.templates.get(key)
+        if kept is None:
+            used = {id(run.kept) for run in self.running.values()}
+            for old, other in list(self.templates.items()):  # settings changed: those no run uses go
+                if id(other) not in used:
+                    other.close()
+                    del self.templates[old]
+            self.templates[key] = kept = _Kept(list(self.preload), root, dict(job.env))
+            kept.start()
+        return kept
 
     def _stop(self, rel: str) -> None:
         """Stop the post's run under way, if any: its thread sees it is no longer the post's run and drops it."""
@@ -116,9 +179,14 @@ class BackgroundRuns:
 
         assert self.slots is not None
         self.built.wait(timeout=30)
+        mine.kept.ready.wait(timeout=60)
+        if mine.kept.notes and self.log is not None:
+            notes, mine.kept.notes = mine.kept.notes, []
+            for note in notes:
+                self.log(f"warning: site.yml: {note}")
         with self.slots:
             if self._current(mine):
-                run = run_job(mine.job, children=mine.children)
+                run = run_job(mine.job, children=mine.children, template=mine.kept.template)
             else:
                 return
         with self.lock:
@@ -148,3 +216,5 @@ class BackgroundRuns:
         for run in runs:
             if run.thread is not None:
                 run.thread.join(max(0.0, deadline - time.monotonic()))
+        for kept in self.templates.values():
+            kept.close(wait=max(0.5, deadline - time.monotonic()))
