@@ -4,6 +4,7 @@ through the injected reload script."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 
