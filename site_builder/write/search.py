@@ -27,12 +27,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_builder.errors import SiteWarning
+from site_builder.util.files import write_new
+from site_builder.write.searchdocs import search_document
 from site_builder.write.searchshards import (
     MANIFEST,
     PAGES,
@@ -210,20 +213,30 @@ def _shard(
     command: list[str],
     started: Callable[[subprocess.Popen[str]], object] | None,
 ) -> str:
-    """Index one shard's pages (hard-linked into a folder of their own, under their paths) into new/name: "" or why
-    Pagefind failed."""
-    site = new / f".site-{name}"
-    for rel in shards.pages[name]:
-        target = site / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _link(str(output / rel), str(target))
+    """Index one shard's pages into new/name: "" or why Pagefind failed. Pagefind reads their search documents
+    (write/searchdocs.py), written under the pages' paths in a folder of their own (in memory where there is
+    /dev/shm)."""
+    site = Path(tempfile.mkdtemp(prefix=f"site-builder-search-{name}-", dir=_scratch()))
     try:
+        for rel in shards.pages[name]:
+            target = site / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            document = search_document((output / rel).read_bytes()) if shards.bodies else None
+            if document is None:
+                _link(str(output / rel), str(target))
+            else:
+                write_new(target, document)
         proc, out, err = _run([*command, "--site", str(site), "--output-path", str(new / name)], started)
     finally:
         shutil.rmtree(site, ignore_errors=True)
     if proc.returncode != 0 or not (new / name / ENTRY).is_file():
         return " ".join((err or out).split())[:300] or f"exit {proc.returncode}"
     return ""
+
+
+def _scratch() -> str | None:
+    """/dev/shm when it can be written (RAM), else the system's temporary folder."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
 
 
 def _languages(bundle: Path) -> list[str]:
