@@ -29,10 +29,12 @@ _END = b"</math>"
 def search_document(page: bytes) -> bytes | None:
     """The search document of a page's HTML (None when the page has no `data-pagefind-body` element)."""
     at = page.find(_BODY)
-    end = page.rfind(b"</article>")
-    if at < 0 or end < at:
-        return None
+    while at >= 0 and page.rfind(b"<", 0, at) < page.rfind(b">", 0, at):  # in text (a title), not in a tag
+        at = page.find(_BODY, at + 1)
     start = page.rfind(b"<", 0, at)
+    end = page.rfind(b"</article>")
+    if at < 0 or end < at or not page.startswith(b"<article", start):
+        return None  # the page as it is
     lang = _LANG.search(page, 0, start)
     title = _TITLE.search(page, 0, start)
     body = _code(_formulas(page[start : end + len(b"</article>")]))
