@@ -86,7 +86,16 @@ def main() -> None:
         if not (base / "site").is_dir():
             make_site(base / "site", n, search=True)
         subprocess.run(
-            [sys.executable, "-m", "site_builder", "build", "--source", str(base / "site"), "--output", str(base / "out")],
+            [
+                sys.executable,
+                "-m",
+                "site_builder",
+                "build",
+                "--source",
+                str(base / "site"),
+                "--output",
+                str(base / "out"),
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
         )
