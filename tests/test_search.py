@@ -117,12 +117,21 @@ def indexed_text(output: Path) -> str:
 
 
 def test_a_formula_is_indexed_as_its_tex_not_as_its_mathml_symbols(site: Path):
-    write_post(site, "energy.md", "title: Energy\ndate: 2024-01-03", "Mass is energy: $E = mc^2$, said Einstein.\n")
+    """Pagefind reads each post's search document, not its page: the text, code and title it keeps are the page's."""
+    body = "Mass is energy: $E = mc^2$, said Einstein.\n\n```python\nresult = chunk_items(xs, k=5)  # split\n```\n"
+    write_post(site, "energy.md", "title: Energy <i>data-pagefind-body</i>\ndate: 2024-01-03", body)
     proc = build(site)
     assert "search index" not in proc.stderr, proc.stderr
     text = indexed_text(site / "output")
     assert "Mass is energy: E = mc^2, said Einstein." in text and "mc2" not in text
+    assert "result = chunk_items(xs, k=5) # split" in text
     assert "Workers spill objects to disk" in text and "学习" in text
+    fragments = [
+        json.loads(gzip.decompress(f.read_bytes())[12:]) for f in (site / "output").glob("pagefind/*/fragment/*")
+    ]
+    energy = next(f for f in fragments if "Einstein" in f["content"])
+    assert energy["url"] == "/blog/2024/energy/" and "data-pagefind-body" in energy["meta"]["title"]
+    assert "Jan 3, 2024" not in energy["content"]  # the date under the title is not the post's text
 
 
 def test_a_site_with_no_post_is_indexed_all_the_same(tmp_path: Path):

@@ -4,22 +4,24 @@ The index is in shards (write/searchshards.py: a year of posts each), each a Pag
 `output/pagefind/NAME/`, listed with their languages in `output/pagefind/shards.json` (written last: an index
 without it is not whole); the search script merges them (Pagefind's `mergeIndex`). A shard whose pages' indexed
 text is what it was is taken from the last index (hard links); the others are indexed again, each by one Pagefind
-run over its own pages (hard-linked into a folder of their own), two at a time on two cores (Pagefind writes its
-index on one thread). Pagefind reads the pages as a browser would and indexes what a page marks with
+run, two at a time on two cores (Pagefind writes its index on one thread). Pagefind indexes what a page marks with
 `data-pagefind-body` (a post's text); each language (`<html lang>`) gets an index of its own. A build indexes its
 complete staged tree before it takes the output's place (the pages and their index change in one step); where the
 output is updated in place, the index is written beside the output and then put in place of the old one.
 
-Pagefind's service (its Python API) was measured against it reading the pages, at 4,000 posts: the build's text
-given as custom records took 14 s where the command took 5.7 s (it indexes on one thread; the API's own client
-also waits 0.1 s per answer), so Pagefind reads the pages.
+Pagefind reads each page's search document (write/searchdocs.py: its language, title and article, without the
+code's token spans, formulas as their TeX), written for the run in a folder of its own, not the page: the
+fragments and word index it writes are the same, in 0.6 of its time (4,000 posts; bench/README.md, "Search"). The
+document holds nothing but the article, so Pagefind is not given a root selector (`[data-pagefind-body]`, which
+saved a fifth of its time on whole pages, cost it a seventh on documents). Pagefind's service was measured against
+it, at 4,000 posts: the build's text given as custom records took 14 s where the command took 5.7 s over the
+pages (the API's own client waits 0.1 s per answer); spoken to directly, every record sent at once, it took more
+CPU (6.4 s with the Python side) than the command over the documents (4.7-5.1 s), on one thread. So Pagefind
+reads files.
 
-Pagefind is told to look only inside `data-pagefind-body` (its root selector, ROOT): what is outside it (the head,
-header, related posts, footer, every list page) is indexed by no page once any page has a body, and leaving it to
-Pagefind cost it a fifth of its time (4,000 posts; the index it writes is byte-identical). A site with no such
-element (no post, no page) is indexed as Pagefind does by default, every page's `<body>`. A formula is indexed as
-its TeX (the MathML's `<annotation>`) and not also as the MathML's symbols, which ran together (`n2` for `n^2`) in
-the words and the excerpts.
+A site with no `data-pagefind-body` element (no post, no page) is indexed as Pagefind does by default, every
+page's `<body>`. A formula is indexed as its TeX (the MathML's `<annotation>`) and not also as the MathML's
+symbols, which ran together (`n2` for `n^2`) in the words and the excerpts.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_builder.errors import SiteWarning
+from site_builder.util.files import write_new
+from site_builder.write.searchdocs import search_document
 from site_builder.write.searchshards import (
     MANIFEST,
     PAGES,
@@ -54,7 +59,6 @@ TIMEOUT = 600.0
 # what a post's page shows beside its words, kept out of the index and so out of the results' excerpts
 EXCLUDED = ".post-header .meta, .post-header .tags, .post-header .translations, .header-anchor, .output-badge"
 MATH_SYMBOLS = "semantics > :not(annotation)"  # a formula's MathML but its TeX source (render/mathtex.py)
-ROOT = "[data-pagefind-body]"  # where Pagefind looks (its default: html)
 
 
 def index_present(output: Path) -> bool:
@@ -105,8 +109,6 @@ def index_site(
         and not (_same(last, n, shards.keys[n], before) if in_place else _kept(last, new, n, shards.keys[n], before))
     ]
     command = [binary, "--silent", "--exclude-selectors", EXCLUDED, "--exclude-selectors", MATH_SYMBOLS]
-    if shards.bodies:
-        command += ["--root-selector", ROOT]
     if low and shutil.which("nice"):
         command = ["nice", "-n", "10", *command]
     try:
@@ -210,20 +212,30 @@ def _shard(
     command: list[str],
     started: Callable[[subprocess.Popen[str]], object] | None,
 ) -> str:
-    """Index one shard's pages (hard-linked into a folder of their own, under their paths) into new/name: "" or why
-    Pagefind failed."""
-    site = new / f".site-{name}"
-    for rel in shards.pages[name]:
-        target = site / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _link(str(output / rel), str(target))
+    """Index one shard's pages into new/name: "" or why Pagefind failed. Pagefind reads their search documents
+    (write/searchdocs.py), written under the pages' paths in a folder of their own (in memory where there is
+    /dev/shm)."""
+    site = Path(tempfile.mkdtemp(prefix=f"site-builder-search-{name}-", dir=_scratch()))
     try:
+        for rel in shards.pages[name]:
+            target = site / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            document = search_document((output / rel).read_bytes()) if shards.bodies else None
+            if document is None:
+                _link(str(output / rel), str(target))
+            else:
+                write_new(target, document)
         proc, out, err = _run([*command, "--site", str(site), "--output-path", str(new / name)], started)
     finally:
         shutil.rmtree(site, ignore_errors=True)
     if proc.returncode != 0 or not (new / name / ENTRY).is_file():
         return " ".join((err or out).split())[:300] or f"exit {proc.returncode}"
     return ""
+
+
+def _scratch() -> str | None:
+    """/dev/shm when it can be written (RAM), else the system's temporary folder."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
 
 
 def _languages(bundle: Path) -> list[str]:
