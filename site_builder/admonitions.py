@@ -161,9 +161,8 @@ def _alert(state: StateCore, i: int) -> tuple[str, list[Token], bool] | None:
 
 def _admonition_rule(state: StateCore) -> None:
     """`:::` admonitions and GitHub alerts as `admonition_open`, its title, the content, `admonition_close`."""
-    if ":::" not in state.src and ">" not in state.src and "{" not in state.src:  # no container, no blockquote, no
-        # MyST directive (fast path)
-        return
+    if ":::" not in state.src and ">" not in state.src and "```{" not in state.src and "~~~{" not in state.src:
+        return  # no container, no blockquote, no MyST directive (fast path)
     out: list[Token] = []
     closing: list[bool] = []  # for each open blockquote: whether it is an alert
     skip = 0

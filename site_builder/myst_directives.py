@@ -43,8 +43,8 @@ def directive_of(tok: Token) -> tuple[str, str] | None:
 
 def myst_directives(state: StateCore) -> None:
     """The core rule: admonition directives as `:::` admonitions, the others dropped (a warning names them)."""
-    if "{" not in state.src:  # no directive (fast path)
-        return
+    if "{" not in state.src or ("```" not in state.src and "~~~" not in state.src and ":::" not in state.src):
+        return  # no directive (fast path)
     dropped: list[tuple[str, Token]] = []
     state.tokens = _expand(state, state.tokens, dropped)
     if dropped and "sybil" not in declared(state):
