@@ -89,7 +89,9 @@ TITLES = {
         "seealso": "참고 항목",
     },
 }
-_NAME = re.compile(r"\s*\{?([A-Za-z][\w-]*)\}?(?:\s+(.*?))?\s*$")  # `note Title`, MyST's `{note}`
+_NAME = re.compile(
+    r"\s*\{?([A-Za-z][\w-]*(?::[\w-]+)*)\}?(?:\s+(.*?))?\s*$"
+)  # `note Title`, MyST's `{note}`, `{py:module}`
 _ALERT = re.compile(r"\[!([A-Za-z]+)\][+-]?(?=\s|$)[ \t]*")  # GitHub's `[!NOTE]`, Obsidian's `[!tip]- Title`
 
 

@@ -55,8 +55,19 @@ def myst_directives(state: StateCore) -> None:
 
 def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Token]]) -> list[Token]:
     out: list[Token] = []
+    depth = 0  # inside a colon fence of a directive that is not shown
     for i, tok in enumerate(tokens):
+        if tok.type in ("container_admonition_open", "container_admonition_close") and depth:
+            depth += tok.nesting
+            continue
+        if depth:
+            continue
         if tok.type == "container_admonition_open" and tok.info.strip().startswith("{"):
+            name = tok.info.strip().split()[0].strip("{}")
+            if name not in MYST_ADMONITIONS:  # `:::{toctree}`: left out with all it holds
+                dropped.append((name, tok))
+                depth = 1
+                continue
             _colon_fence(tokens, i)
         directive = directive_of(tok) if tok.type == "fence" else None
         if directive is None:

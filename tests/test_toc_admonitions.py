@@ -117,6 +117,15 @@ Text.
 ```{toctree}
 first.md
 ```
+
+:::{seealso}
+:class: dropdown
+The [docs](https://example.org).
+:::
+
+:::{toctree}
+second.md
+:::
 """
 FEW = "## One\n\na\n\n### Two\n\nb\n"
 PAGES = ["/blog/2024/callouts/", "/blog/2024/long/", "/zh/blog/2024/callouts/"]
@@ -192,12 +201,15 @@ def test_a_myst_note_fence_is_the_sites_note(built):
     root, stderr = built
     body = page(root, "/blog/2023/myst/").select_one(".post-body")
     asides = body.select("aside.admonition")
-    assert [a["class"][1] for a in asides] == ["admonition-note", "admonition-warning", "admonition-tip"]
+    kinds = [a["class"][1] for a in asides]
+    assert kinds == ["admonition-note", "admonition-warning", "admonition-tip", "admonition-note"]
     titles = [a.select_one(".admonition-title").get_text() for a in asides]
-    assert titles == ["Note", "Warning", "Tip: Your own title"]
+    assert titles == ["Note", "Warning", "Tip: Your own title", "See also"]
+    assert asides[3].find_all("p")[1].get_text() == "The docs."  # a colon fence's option line left out
     assert asides[0].find_all("p")[1].find("code").get_text() == "code"  # its body is Markdown
     assert asides[1].select_one("div.highlight code.language-python"), "the code inside it is code"
     assert "{" not in body.get_text() and ":class:" not in body.get_text() and "first.md" not in body.get_text()
+    assert "second.md" not in body.get_text() and ":::" not in body.get_text()
     line = MYST.split("\n").index("```{toctree}") + 6  # below the front matter write_post writes
     said = f"warning: content/posts/myst.md:{line}: MyST directives with no meaning here: {{toctree}}, not shown"
     assert any(w.startswith(said) for w in stderr.splitlines()), stderr
