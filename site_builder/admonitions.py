@@ -22,7 +22,14 @@ from site_builder.fences import warn
 from site_builder.util.langs import in_language
 
 KINDS = ("note", "tip", "important", "warning", "danger", "correction")
-ALIASES = {"info": "note", "hint": "tip", "caution": "danger", "error": "danger", "attention": "warning"}
+ALIASES = {
+    "info": "note",
+    "hint": "tip",
+    "caution": "danger",
+    "error": "danger",
+    "attention": "warning",
+    "seealso": "note",
+}
 OTHER_CONTAINERS = ("gallery", "bilingual")  # `:::` blocks of their own, matched before this one
 TITLES = {
     "en": {
@@ -37,6 +44,7 @@ TITLES = {
         "caution": "Caution",
         "error": "Error",
         "attention": "Attention",
+        "seealso": "See also",
     },
     "zh": {
         "note": "注意",
@@ -50,6 +58,7 @@ TITLES = {
         "caution": "小心",
         "error": "错误",
         "attention": "注意",
+        "seealso": "另请参阅",
     },
     "zh-TW": {  # Traditional: zh-TW, zh-HK, zh-Hant (util/langs.py)
         "note": "注意",
@@ -63,6 +72,7 @@ TITLES = {
         "caution": "小心",
         "error": "錯誤",
         "attention": "注意",
+        "seealso": "另請參閱",
     },
     "ko": {
         "note": "참고",
@@ -76,9 +86,12 @@ TITLES = {
         "caution": "주의",
         "error": "오류",
         "attention": "주의",
+        "seealso": "참고 항목",
     },
 }
-_NAME = re.compile(r"\s*\{?([A-Za-z][\w-]*)\}?(?:\s+(.*?))?\s*$")  # `note Title`, MyST's `{note}`
+_NAME = re.compile(
+    r"\s*\{?([A-Za-z][\w-]*(?::[\w-]+)*)\}?(?:\s+(.*?))?\s*$"
+)  # `note Title`, MyST's `{note}`, `{py:module}`
 _ALERT = re.compile(r"\[!([A-Za-z]+)\][+-]?(?=\s|$)[ \t]*")  # GitHub's `[!NOTE]`, Obsidian's `[!tip]- Title`
 
 
@@ -150,8 +163,8 @@ def _alert(state: StateCore, i: int) -> tuple[str, list[Token], bool] | None:
 
 def _admonition_rule(state: StateCore) -> None:
     """`:::` admonitions and GitHub alerts as `admonition_open`, its title, the content, `admonition_close`."""
-    if ":::" not in state.src and ">" not in state.src:  # no container, no blockquote (fast path)
-        return
+    if ":::" not in state.src and ">" not in state.src and "```{" not in state.src and "~~~{" not in state.src:
+        return  # no container, no blockquote, no MyST directive (fast path)
     out: list[Token] = []
     closing: list[bool] = []  # for each open blockquote: whether it is an alert
     skip = 0

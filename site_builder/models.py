@@ -101,8 +101,8 @@ class ImageUse:
 # fragments. Declared here, not in render.py, so a build with nothing to do keys its posts without importing the
 # renderer (markdown-it, Pygments).
 # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis; 27: zh-TW, ko titles;
-# 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links)
-RENDER_VERSION = "30"
+# 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links); 31: MyST directives
+RENDER_VERSION = "31"
 
 
 @dataclass

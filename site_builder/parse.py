@@ -26,6 +26,7 @@ from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
+from site_builder.myst_directives import myst_directives
 from site_builder.templatecode import template_code
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
@@ -301,6 +302,7 @@ def make_parser() -> MarkdownIt:
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
+    md.core.ruler.after("block", "myst_directives", myst_directives)  # before inline: its tokens are parsed inline
     md.core.ruler.push("heading_levels", _heading_levels)
     md.core.ruler.push("headerless_tables", _headerless_tables)
     md.core.ruler.push("gallery_figures", _gallery_rules)

@@ -155,6 +155,13 @@ EXPECTED = {
     "local/sybil/tests_samples_myst-doctest-use-rest.md": ok(5),
     "local/sybil/tests_samples_myst-skip.md": ok(9),
     "local/sybil/tests_samples_myst-sourcecode.md": ok(1),
+    # MyST directives that are not code ({toctree}, {py:module}, {note}, ...): no example, no word under the setting
+    "local/sybil/tests_functional_myst_index.md": ok(0),
+    "local/sybil/tests_samples_myst-complicated-nesting.md": ok(0),
+    "local/sybil/tests_samples_myst-directive-nested.md": ok(0),
+    "local/sybil/tests_samples_myst-directive-no-trailing-newline.md": ok(0),
+    "local/sybil/tests_samples_myst-lexing-directives.md": ok(1),  # its {code-block} python
+    "local/sybil/tests_samples_myst-lexers.md": bad(),  # Sybil: 11 examples, here 7 (see tests/data/conventions)
 }
 
 
@@ -184,6 +191,26 @@ def with_args(text: str) -> str:
     return "\n".join(lines)
 
 
+# a MyST note whose body holds code, without a convention: the code runs where it stands, as Sybil runs it
+MYST_NOTE = """---
+title: MyST
+date: 2024-01-01
+execute: true
+---
+````{note}
+Some text.
+
+```python
+assert 1 + 1 == 3
+```
+````
+
+```{toctree}
+a.md
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory):
     """Every fixture twice, with its convention declared and without, through one `check` run."""
@@ -201,6 +228,7 @@ def checked(tmp_path_factory):
             exec_line = f"exec: {{conventions: [{CONVENTION[tool]}]}}\n" if declared else ""
             front = f"---\ntitle: {name}\ndate: 2024-01-01\nexecute: true\n{exec_line}---\n"
             (site / "content" / "posts" / post_name(name, declared)).write_text(front + text, encoding="utf-8")
+    (site / "content" / "posts" / "myst-note.md").write_text(MYST_NOTE, encoding="utf-8")
     return check_site(site, ExecOptions(rerun=True))
 
 
@@ -291,3 +319,11 @@ def test_a_paired_bare_fence_is_shown_as_a_verified_output(tmp_path):
     run_cli("build", "--source", str(site), "--strict", check=True)
     page = (site / "output" / "blog" / "2024" / "p" / "index.html").read_text(encoding="utf-8")
     assert '<span class="output-badge ok">' in page and page.count("hello world") == 1, page  # not printed again
+
+
+def test_code_inside_a_myst_note_runs_and_fails_at_its_line(checked):
+    rel = "content/posts/myst-note.md"
+    run = checked.runs[rel]
+    assert not run.ok and [f.line for f in run.failures] == [10], run.failures  # the assert's line in the file
+    warned = [(w.line, w.message) for w in checked.warnings if w.file == rel]
+    assert warned == [(14, "MyST directives with no meaning here: {toctree}")], warned

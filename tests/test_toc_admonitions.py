@@ -96,6 +96,37 @@ LONG = """Intro. {lorem}
 [^1]: A footnote.
 """.format(lorem="Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut " * 3)
 
+MYST = """```{note}
+A MyST note with `code`.
+```
+
+````{warning}
+:class: dropdown
+A warning that holds code:
+
+```python
+print(1)
+```
+````
+
+```{admonition} Your own title
+:class: tip
+Text.
+```
+
+```{toctree}
+first.md
+```
+
+:::{seealso}
+:class: dropdown
+The [docs](https://example.org).
+:::
+
+:::{toctree}
+second.md
+:::
+"""
 FEW = "## One\n\na\n\n### Two\n\nb\n"
 PAGES = ["/blog/2024/callouts/", "/blog/2024/long/", "/zh/blog/2024/callouts/"]
 
@@ -114,6 +145,7 @@ def built(tmp_path_factory) -> Iterator[tuple[Path, str]]:
     write_post(root, "long.md", "title: A long post\ndate: 2024-02-01", LONG)
     write_post(root, "notoc.md", "title: No contents\ndate: 2024-01-02\ntoc: false", LONG)
     write_post(root, "few.md", "title: Few headings\ndate: 2024-01-01", FEW)
+    write_post(root, "myst.md", "title: MyST\ndate: 2023-12-01", MYST)
     proc = run_cli("build", "--source", str(root))
     assert proc.returncode == 0, proc.stderr
     yield root, proc.stderr
@@ -162,7 +194,25 @@ def test_an_unknown_kind_is_a_warning_at_its_line_and_a_note(built):
         "(did you mean 'note'?)"
     )
     assert expected in stderr.splitlines(), stderr
-    assert stderr.count("warning:") == 1, stderr  # `toc: false` is a known key
+    assert stderr.count("warning:") == 2, stderr  # `toc: false` is a known key; myst.md's {toctree}
+
+
+def test_a_myst_note_fence_is_the_sites_note(built):
+    root, stderr = built
+    body = page(root, "/blog/2023/myst/").select_one(".post-body")
+    asides = body.select("aside.admonition")
+    kinds = [a["class"][1] for a in asides]
+    assert kinds == ["admonition-note", "admonition-warning", "admonition-tip", "admonition-note"]
+    titles = [a.select_one(".admonition-title").get_text() for a in asides]
+    assert titles == ["Note", "Warning", "Tip: Your own title", "See also"]
+    assert asides[3].find_all("p")[1].get_text() == "The docs."  # a colon fence's option line left out
+    assert asides[0].find_all("p")[1].find("code").get_text() == "code"  # its body is Markdown
+    assert asides[1].select_one("div.highlight code.language-python"), "the code inside it is code"
+    assert "{" not in body.get_text() and ":class:" not in body.get_text() and "first.md" not in body.get_text()
+    assert "second.md" not in body.get_text() and ":::" not in body.get_text()
+    line = MYST.split("\n").index("```{toctree}") + 6  # below the front matter write_post writes
+    said = f"warning: content/posts/myst.md:{line}: MyST directives with no meaning here: {{toctree}}, not shown"
+    assert any(w.startswith(said) for w in stderr.splitlines()), stderr
 
 
 def test_titles_in_the_posts_language(built):

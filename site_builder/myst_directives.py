@@ -1,0 +1,132 @@
+"""MyST directives in backtick fences (```` ```{note} ````), as a MyST page means them, for every post.
+
+An admonition directive (`{note}`, `{warning}`, `{tip}`, ..., `{seealso}`, `{admonition} Title`) becomes this site's
+admonition (`admonitions`): its body is Markdown, parsed here (code blocks inside it run and are checked as any other),
+its `:class:` option may name its kind. A MyST colon fence (`:::{note}`) is already a `:::` admonition; its option
+lines leave its text here. A directive with no meaning in a blog (`{toctree}`, `{py:module}`, `{automodule}`, ...) is
+not shown: one warning a post names them, none under `exec: {conventions: [sybil]}` (Sybil ignores them too). Code
+directives (`{code-block}`, `{code-cell}`, `{doctest}`, `{eval-rst}`) stay fences, for the rules that read them.
+
+A core rule that runs before the inline rule: the tokens it makes are then parsed inline as any others."""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from site_builder.admonitions import ALIASES, KINDS
+from site_builder.conventions import cell_options, declared
+from site_builder.fences import warn
+
+_DIRECTIVE = re.compile(r"\{([A-Za-z][\w.:+-]*)\}[ \t]*(.*)")  # `{name} arguments`
+CODE_DIRECTIVES = frozenset(["code-block", "code", "sourcecode", "code-cell", "doctest", "eval-rst"])
+OWN_OPTIONS = frozenset(["skip", "hide", "linenos"])  # `{skip}` alone: this site's fence option, not a directive
+# MyST's admonitions (docutils' and Sphinx's `seealso`): the kind here
+MYST_ADMONITIONS = {
+    **{name: name for name in ("note", "tip", "important", "warning", "danger")},
+    **{name: name for name in ("caution", "attention", "hint", "error")},  # ALIASES name their kinds
+    "seealso": "seealso",
+    "admonition": "admonition",
+}
+NO_MEANING = "MyST directives with no meaning here"
+
+
+def directive_of(tok: Token) -> tuple[str, str] | None:
+    """A fence's MyST directive (name, arguments), or None: a code fence, a code directive, this site's options."""
+    m = _DIRECTIVE.fullmatch(tok.info.strip())
+    if m is None or m[1] in CODE_DIRECTIVES or m[1] in OWN_OPTIONS:
+        return None
+    return m[1], m[2].strip()
+
+
+def myst_directives(state: StateCore) -> None:
+    """The core rule: admonition directives as `:::` admonitions, the others dropped (a warning names them)."""
+    if "{" not in state.src or ("```" not in state.src and "~~~" not in state.src and ":::" not in state.src):
+        return  # no directive (fast path)
+    dropped: list[tuple[str, Token]] = []
+    state.tokens = _expand(state, state.tokens, dropped)
+    if dropped and "sybil" not in declared(state):
+        names = ", ".join(dict.fromkeys(f"{{{name}}}" for name, _ in dropped))
+        hint = "remove them, or set `exec: {conventions: [sybil]}` to leave them out without a word, as Sybil does"
+        warn(state, dropped[0][1], f"{NO_MEANING}: {names}", "not shown", hint)
+
+
+def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Token]]) -> list[Token]:
+    out: list[Token] = []
+    depth = 0  # inside a colon fence of a directive that is not shown
+    for i, tok in enumerate(tokens):
+        if tok.type in ("container_admonition_open", "container_admonition_close") and depth:
+            depth += tok.nesting
+            continue
+        if depth:
+            continue
+        if tok.type == "container_admonition_open" and tok.info.strip().startswith("{"):
+            name = tok.info.strip().split()[0].strip("{}")
+            if name not in MYST_ADMONITIONS:  # `:::{toctree}`: left out with all it holds
+                dropped.append((name, tok))
+                depth = 1
+                continue
+            _colon_fence(tokens, i)
+        directive = directive_of(tok) if tok.type == "fence" else None
+        if directive is None:
+            out.append(tok)
+        elif directive[0] in MYST_ADMONITIONS:
+            out += _admonition(state, tok, *directive, dropped)
+        else:
+            dropped.append((directive[0], tok))
+    return out
+
+
+def _admonition(
+    state: StateCore, tok: Token, name: str, arguments: str, dropped: list[tuple[str, Token]]
+) -> list[Token]:
+    """A ```` ```{note} ```` fence as the tokens of a `::: note` block, its body parsed as Markdown (a `{note}`'s
+    arguments are the start of its body, as MyST reads them; an `{admonition}`'s are its title)."""
+    lines = tok.content.splitlines(keepends=True)
+    options, used = cell_options(lines)
+    title = arguments if name == "admonition" else ""
+    body = "".join(lines[used:])
+    if arguments and not title:
+        body = arguments + "\n" + body
+        used -= 1  # the body starts on the fence's line
+    kind = _kind(name, options.get("class", ""))
+    opener = Token("container_admonition_open", "div", 1)
+    opener.info, opener.markup, opener.block = f"{kind} {title}".strip(), tok.markup, True
+    opener.map = tok.map
+    inner: list[Token] = []
+    state.md.block.parse(body, state.md, state.env, inner)
+    first = (tok.map[0] + 1 + used) if tok.map else 0
+    for t in inner:
+        t.level += tok.level + 1
+        if t.map is not None and tok.map is not None:
+            t.map = [t.map[0] + first, t.map[1] + first]
+    closer = Token("container_admonition_close", "div", -1)
+    closer.markup, closer.block = tok.markup, True
+    return [opener, *_expand(state, inner, dropped), closer]
+
+
+def _kind(name: str, classes: str) -> str:
+    """The kind of admonition: its name's, or the first word of its `:class:` that names one (`{admonition}` with
+    `:class: tip`); `seealso` and `admonition` without one are notes (`seealso` titled See also)."""
+    for word in classes.split():
+        if word in KINDS or word in ALIASES:
+            return word
+    return "note" if name == "admonition" else name
+
+
+def _colon_fence(tokens: list[Token], i: int) -> None:
+    """A `:::{admonition} Title` colon fence: its `:key: value` option lines out of its first paragraph (its
+    `:class:` may name its kind)."""
+    name, _, title = tokens[i].info.strip().partition(" ")
+    if i + 2 >= len(tokens) or tokens[i + 1].type != "paragraph_open" or tokens[i + 2].type != "inline":
+        tokens[i].info = f"{'note' if name == '{admonition}' else name} {title}".strip()
+        return
+    inline = tokens[i + 2]
+    options, used = cell_options(inline.content.splitlines(keepends=True))
+    if used:
+        inline.content = "".join(inline.content.splitlines(keepends=True)[used:])
+        tokens[i + 1].hidden = tokens[i + 3].hidden = not inline.content.strip()
+    kind = _kind(name.strip("{}"), options.get("class", ""))
+    tokens[i].info = f"{kind} {title}".strip()
