@@ -3,8 +3,11 @@
 An admonition directive (`{note}`, `{warning}`, `{tip}`, ..., `{seealso}`, `{admonition} Title`) becomes this site's
 admonition (`admonitions`): its body is Markdown, parsed here (code blocks inside it run and are checked as any other),
 its `:class:` option may name its kind. A MyST colon fence (`:::{note}`) is already a `:::` admonition; its option
-lines leave its text here. A directive with no meaning in a blog (`{toctree}`, `{py:module}`, `{automodule}`, ...) is
-not shown: one warning a post names them, none under `exec: {conventions: [sybil]}` (Sybil ignores them too). Code
+lines leave its text here. `{image} url` and `{figure} url` (its body the caption) are the Markdown image. A
+directive with no meaning in a blog (`{toctree}`, `{automodule}`, `{currentmodule}`, ..., or any other with no body)
+is not shown; any other (`{topic}`, `{sidebar}`, `{py:function} f(x)`: text the author wrote) is shown as a note
+titled by its arguments, so no words are lost. One warning a post names them, none under
+`exec: {conventions: [sybil]}` (Sybil ignores them too). Code
 directives (`{code-block}`, `{code-cell}`, `{doctest}`, `{eval-rst}`) stay fences, for the rules that read them.
 
 A core rule that runs before the inline rule: the tokens it makes are then parsed inline as any others."""
@@ -31,6 +34,10 @@ MYST_ADMONITIONS = {
     "admonition": "admonition",
 }
 NO_MEANING = "MyST directives with no meaning here"
+# Sphinx's structure of a documentation project, never text of a page: left out with what they hold
+STRUCTURAL = frozenset(["toctree", "tableofcontents", "contents", "index", "currentmodule", "module", "include"])
+IMAGES = frozenset(["image", "figure"])
+AS_NOTE = " (its text as a note)"
 
 
 def directive_of(tok: Token) -> tuple[str, str] | None:
@@ -48,9 +55,10 @@ def myst_directives(state: StateCore) -> None:
     dropped: list[tuple[str, Token]] = []
     state.tokens = _expand(state, state.tokens, dropped)
     if dropped and "sybil" not in declared(state):
-        names = ", ".join(dict.fromkeys(f"{{{name}}}" for name, _ in dropped))
+        names = ", ".join(dict.fromkeys(_named(name) for name, _ in dropped))
         hint = "remove them, or set `exec: {conventions: [sybil]}` to leave them out without a word, as Sybil does"
-        warn(state, dropped[0][1], f"{NO_MEANING}: {names}", "not shown", hint)
+        shown = any(name.endswith(AS_NOTE) for name, _ in dropped)
+        warn(state, dropped[0][1], f"{NO_MEANING}: {names}", "not shown as directives" if shown else "not shown", hint)
 
 
 def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Token]]) -> list[Token]:
@@ -74,9 +82,42 @@ def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Toke
             out.append(tok)
         elif directive[0] in MYST_ADMONITIONS:
             out += _admonition(state, tok, *directive, dropped)
+        elif directive[0] in IMAGES and directive[1]:
+            out += _image(state, tok, *directive)
         else:
-            dropped.append((directive[0], tok))
+            if _has_text(directive[0], tok):  # what the author wrote: shown, a note titled by the arguments
+                dropped.append((directive[0] + AS_NOTE, tok))  # named so in the one warning
+                out += _admonition(state, tok, "admonition", directive[1] or directive[0], dropped)
+            else:
+                dropped.append((directive[0], tok))
     return out
+
+
+def _named(name: str) -> str:
+    head, note, _ = name.partition(AS_NOTE)
+    return f"{{{head}}}{note}"
+
+
+def _has_text(name: str, tok: Token) -> bool:
+    """Whether a directive with no meaning here holds text of the author's (not Sphinx's structure, not empty)."""
+    lines = tok.content.splitlines(keepends=True)
+    return name not in STRUCTURAL and not name.startswith("auto") and cell_options(lines)[1] < len(lines)
+
+
+def _image(state: StateCore, tok: Token, name: str, url: str) -> list[Token]:
+    """`{image} url` / `{figure} url` as the Markdown image `![alt](url)` (`:alt:`), a figure's body its caption."""
+    lines = tok.content.splitlines(keepends=True)
+    options, used = cell_options(lines)
+    alt = options.get("alt", "").replace("]", "\\]")
+    text = f"![{alt}](<{url}>)\n" + ("\n" + "".join(lines[used:]) if name == "figure" else "")
+    inner: list[Token] = []
+    state.md.block.parse(text, state.md, state.env, inner)
+    first = tok.map[0] if tok.map else 0
+    for t in inner:
+        t.level += tok.level
+        if t.map is not None:
+            t.map = [t.map[0] + first, t.map[1] + first]
+    return inner
 
 
 def _admonition(

@@ -126,6 +126,16 @@ The [docs](https://example.org).
 :::{toctree}
 second.md
 :::
+
+```{figure} https://example.org/fig.png
+:alt: A figure
+
+Its caption.
+```
+
+```{topic} A topic
+Words of the author's.
+```
 """
 FEW = "## One\n\na\n\n### Two\n\nb\n"
 PAGES = ["/blog/2024/callouts/", "/blog/2024/long/", "/zh/blog/2024/callouts/"]
@@ -202,16 +212,23 @@ def test_a_myst_note_fence_is_the_sites_note(built):
     body = page(root, "/blog/2023/myst/").select_one(".post-body")
     asides = body.select("aside.admonition")
     kinds = [a["class"][1] for a in asides]
-    assert kinds == ["admonition-note", "admonition-warning", "admonition-tip", "admonition-note"]
+    assert kinds == ["admonition-note", "admonition-warning", "admonition-tip", "admonition-note", "admonition-note"]
     titles = [a.select_one(".admonition-title").get_text() for a in asides]
-    assert titles == ["Note", "Warning", "Tip: Your own title", "See also"]
+    assert titles == ["Note", "Warning", "Tip: Your own title", "See also", "Note: A topic"]
+    assert asides[4].find_all("p")[1].get_text() == "Words of the author's."  # a directive's text is never lost
+    figure = body.select_one('img[alt="A figure"]')
+    assert figure is not None and figure["src"] == "https://example.org/fig.png", "{figure} is the image"
+    assert "Its caption." in body.get_text()
     assert asides[3].find_all("p")[1].get_text() == "The docs."  # a colon fence's option line left out
     assert asides[0].find_all("p")[1].find("code").get_text() == "code"  # its body is Markdown
     assert asides[1].select_one("div.highlight code.language-python"), "the code inside it is code"
     assert "{" not in body.get_text() and ":class:" not in body.get_text() and "first.md" not in body.get_text()
     assert "second.md" not in body.get_text() and ":::" not in body.get_text()
     line = MYST.split("\n").index("```{toctree}") + 6  # below the front matter write_post writes
-    said = f"warning: content/posts/myst.md:{line}: MyST directives with no meaning here: {{toctree}}, not shown"
+    said = (
+        f"warning: content/posts/myst.md:{line}: MyST directives with no meaning here: {{toctree}}, {{topic}} (its text "
+        "as a note), not shown as directives"
+    )
     assert any(w.startswith(said) for w in stderr.splitlines()), stderr
 
 
