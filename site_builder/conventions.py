@@ -293,8 +293,9 @@ def closed(state: StateCore, tok: Token) -> bool:
     if tok.map is None:
         return True
     lines = state.src.split("\n")
-    last = lines[tok.map[1] - 1].strip() if tok.map[1] - 1 < len(lines) and tok.map[1] - tok.map[0] > 1 else ""
-    return bool(last) and last.startswith(tok.markup) and not last.strip(tok.markup[0])
+    last = lines[tok.map[1] - 1] if tok.map[1] - 1 < len(lines) and tok.map[1] - tok.map[0] > 1 else ""
+    last = last.lstrip(" \t>")  # a fence in a quote (`> ````) or a list item closes with its container's prefix
+    return bool(last) and last.startswith(tok.markup) and not last.strip().strip(tok.markup[0])
 
 
 def shown_as_output(code: Token, output: Token) -> None:

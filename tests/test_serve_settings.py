@@ -83,7 +83,7 @@ def test_a_settings_change_while_serving_gives_the_fresh_site(tmp_path: Path, ke
 
 @pytest.mark.serial  # a server process, waited for
 def test_a_url_given_a_path_while_serving_is_previewed_whole(tmp_path: Path) -> None:
-    from test_serve_running import Served
+    from helpers import Served
     from test_subpath import fetch, links, make_subpath_site
 
     root = make_subpath_site(tmp_path / "site")

@@ -13,10 +13,10 @@ from pathlib import Path
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-from helpers import assert_one_line_error, make_site, run_cli, serve_folder, wait_for, write_post
+from helpers import Served, assert_one_line_error, make_site, run_cli, serve_folder, wait_for, write_post
 from PIL import Image
 from test_accessibility import axe_violations
-from test_serve import Server, page_text
+from test_serve import page_text
 
 CONFIG = """title: Notes
 url: https://example.org
@@ -273,7 +273,7 @@ def test_serve_picks_up_a_new_page_an_edited_page_and_its_nav_title(tmp_path):
     root = make_site(tmp_path / "site", "title: Live\nurl: https://example.org\nnav: [about]\n")
     write_post(root, "one.md", "title: One\ndate: 2024-01-01\ntags: [t]", "First.\n")
     write_post(root, "two.md", "title: Two\ndate: 2024-02-01\ntags: [t]", "Second.\n")
-    server = Server(root)
+    server = Served(root)
     try:
         assert "Two" in page_text(server, "/blog/2024/one/").split('class="related"')[1]
         about = write_page(root, "about.md", "title: About me", "Hello there.\n")
