@@ -17,16 +17,9 @@ from dataclasses import dataclass, field
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.fences import fence_info
-
 PHMDOCTEST_CODE = ("python", "py3", "python3")  # phmdoctest's python blocks: info strings starting with these
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)
-_SYBIL_SKIP = re.compile(r"skip:\s*(next|start|end)\s*(.*)", re.DOTALL)
-_SYBIL_INVISIBLE = re.compile(r"invisible-code-block:[ \t]*python(?:\n(.*))?", re.DOTALL)
-_SYBIL_UNREAD = re.compile(r"invisible-code-block:[ \t]*python[ \t]+(?:\n.*)?", re.DOTALL)  # Sybil's lexer misses it
 _SKIPIF_MINOR = re.compile(r"phmdoctest-mark\.skipif<3\.(\d+)")
-_INDENTED_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*(?:\{(?:code-block|code|sourcecode)\}[ \t]*)?python[ \t]*")
-SYBIL_DIRECTIVES = ("code-block", "code", "sourcecode")  # MyST's code directives, as Sybil's lexer reads them
 _OPTION_LINE = re.compile(r":([\w-]+):[ \t]*(.*)")
 WITH_REASON = "(lambda condition, reason='': condition)"  # `if(cond, reason=...)` as an expression of `cond`
 Mark = Callable[[int], "Marks"]
@@ -58,6 +51,7 @@ class Marks:
     dedent: bool = False  # the code dedented (Sybil)
     omit: bool = False  # phmdoctest's inline `# phmdoctest:omit` and `phmdoctest:pass` comments applied
     refused: str | None = None  # the tool refuses the file: the block fails with this message
+    below: int = 0  # a comment's failure (Sybil's bad skip): its lines below the token's first line
 
 
 def declared(state: StateCore) -> tuple[str, ...]:
@@ -90,7 +84,9 @@ def read_conventions(state: StateCore) -> None:
     if "phmdoctest" in names:
         _phmdoctest(tokens, mark, state)
     if "sybil" in names:
-        _sybil(state, mark, state.env.setdefault("sybil_skips", []))
+        from site_builder.sybil_convention import sybil
+
+        sybil(state, mark, state.env.setdefault("sybil_skips", []))
     if "pytest-codeblocks" in names:
         from site_builder.codeblocks_convention import codeblocks
 
@@ -213,81 +209,6 @@ def phmdoctest_inline(code: str) -> str:
     return "\n".join(out)
 
 
-def _sybil(state: StateCore, mark: Mark, regions: list[int]) -> None:
-    """Sybil's skip, invisible-code-block and clear-namespace, and its MyST `{doctest}` blocks; `regions` gets the
-    skip directives (which Sybil counts as examples)."""
-    tokens = state.tokens
-    pending: tuple[str, str | None] | None = None  # skip: next (reason, condition)
-    block: tuple[str, str | None] | None = None  # skip: start ... end
-    for i, tok in enumerate(tokens):
-        if tok.type == "code_block" and (code := indented_fence(tok)) is not None:
-            mark(i).hidden_code, mark(i).scope = code, "module"  # the page shows it as the text it is
-            _skip(mark(i), pending or block)
-            pending = None
-            continue
-        if tok.type == "fence":
-            lang, options = fence_info(tok.info)
-            if "eval-rst" in options and not lang:  # ReST for Sybil's ReST parsers, not its MyST ones: shown as text
-                mark(i).inert = True
-                continue
-            myst_doctest = "doctest" in options and not lang
-            if myst_doctest:
-                mark(i).doctest = True
-            if lang != "python" and not myst_doctest:
-                continue
-            if any(name in options for name in SYBIL_DIRECTIVES):
-                drop_options(tok)
-            mark(i).dedent, mark(i).scope = True, mark(i).scope or "module"
-            _skip(mark(i), pending or block)
-            pending = None
-            continue
-        if tok.type == "inline" and all(line.startswith("%") for line in tok.content.split("\n")):
-            _hide_paragraph(tokens, i)
-        for text in comments(tok):
-            if (m := _SYBIL_SKIP.fullmatch(text)) is not None:
-                regions.append(i)  # an example of its own, as Sybil counts (it passes)
-                action, rest = m[1], m[2].strip()
-                reason, condition = _skip_args(rest)
-                if action == "next":
-                    pending = (reason, condition)
-                elif action == "start":
-                    block = (reason, condition)
-                else:
-                    block = None
-            elif _SYBIL_UNREAD.fullmatch(text):
-                _unread_invisible(i, mark, text)
-            elif (m := _SYBIL_INVISIBLE.fullmatch(text)) is not None:
-                mark(i).hidden_code = textwrap.dedent(m[1] or "").strip("\n") + "\n"
-                mark(i).scope = "module"
-                _skip(mark(i), pending or block)
-                pending = None
-            elif text == "clear-namespace":
-                mark(i).clear = True
-
-
-def _unread_invisible(i: int, mark: Mark, text: str) -> None:
-    """An invisible-code-block with a space after `python`, which Sybil's lexer misses: a skipped block here (shown
-    in check's counts, not in Sybil's), never run."""
-    m = mark(i)
-    m.hidden_code = textwrap.dedent(text.split("\n", 1)[1] if "\n" in text else "").strip("\n") + "\n"
-    m.skip = "Sybil does not read an invisible-code-block with a space after `python`: nor does this site"
-    m.uncounted, m.scope = True, "module"
-
-
-def indented_fence(tok: Token) -> str | None:
-    """The code of the first python fence that an indented code block holds (text to CommonMark, a block to Sybil,
-    whose lexer takes a fence at any indent), with the lines before it blank (for line numbers); None if none."""
-    lines = tok.content.split("\n")
-    for start, line in enumerate(lines):
-        if (opening := _INDENTED_FENCE.fullmatch(line)) is None:
-            continue
-        fence = opening[1]
-        end = next((k for k in range(start + 1, len(lines)) if lines[k].strip().startswith(fence)), None)
-        if end is not None and not lines[end].strip().strip(fence[0]):
-            return "\n" * start + textwrap.dedent("\n".join(lines[start + 1 : end])) + "\n"
-    return None
-
-
 def closed(state: StateCore, tok: Token) -> bool:
     """Whether a fence has its closing fence (CommonMark closes one at the end of the document; the tools do not)."""
     if tok.map is None:
@@ -301,26 +222,6 @@ def closed(state: StateCore, tok: Token) -> bool:
 def shown_as_output(code: Token, output: Token) -> None:
     """The page shows the expected output as an ```output block's (verified, or not), not the code's stdout too."""
     code.meta["has_output"] = output.meta["expected_output"] = True
-
-
-def _hide_paragraph(tokens: list[Token], i: int) -> None:
-    """A paragraph of MyST `%` comment lines is not shown (as MyST shows none)."""
-    if 0 < i < len(tokens) - 1 and tokens[i - 1].type == "paragraph_open":
-        tokens[i - 1].hidden = tokens[i + 1].hidden = True
-        tokens[i].children = []
-
-
-def _skip(m: Marks, skip: tuple[str, str | None] | None) -> None:
-    """A Sybil skip (reason, condition) on the example it applies to."""
-    if skip is not None:
-        m.skip, m.skipif = (None, skip[1]) if skip[1] else (skip[0], None)
-
-
-def _skip_args(rest: str) -> tuple[str, str | None]:
-    """A Sybil skip's reason and condition: `"reason"`, or `if(condition, reason="...")`."""
-    if rest.startswith("if(") and rest.endswith(")"):
-        return "", f"{WITH_REASON}{rest[2:]}"
-    return rest.strip("\"'"), None
 
 
 def drop_options(tok: Token) -> dict[str, str]:

@@ -14,8 +14,9 @@ from typing import NamedTuple
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.conventions import closed, comments, declared, drop_options, indented_fence, phmdoctest_roles
+from site_builder.conventions import closed, comments, declared, drop_options, phmdoctest_roles
 from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, warn
+from site_builder.sybil_convention import indented_fence
 
 
 class Directive(NamedTuple):
@@ -42,7 +43,10 @@ def _directive(pattern: str, tool: str, kind: str, does: str) -> Directive:
 _NEXT = "the next block"
 DIRECTIVES = (
     _directive(r"skip", "other tools", "skip", f"skips {_NEXT}"),
-    _directive(r"skip:\s*(next|start)\b.*", "Sybil", "skip", f"skips {_NEXT}"),
+    _directive(r"(;\s*)?skip:\s*(next|start)\b.*", "Sybil", "skip", f"skips {_NEXT}"),
+    _directive(
+        r"(;\s*)?skip:[ \t]*(?!(next|start|end)\b)\w+.*", "Sybil", "bad skip", "is a bad skip action that fails"
+    ),
     _directive(r"phmdoctest-(mark\.)?skip\S*", "phmdoctest", "skip", f"skips {_NEXT}"),
     _directive(r"pytest-codeblocks:\s*skip(if\b.*|file)?", "pytest-codeblocks", "skip", f"skips {_NEXT}"),
     _directive(r"pytest\.mark\.skip(if\b.*)?", "pytest-codeblocks", "skip", f"skips {_NEXT}"),
@@ -75,6 +79,7 @@ INSTEAD = {
     "requires": "list the module in `exec: {requires: [name]}` (a missing one fails the post, naming it)",
     "clear": "a post's blocks share one session to its end (give the names of a new example new names)",
     "refused": "name it with a Python identifier",
+    "bad skip": "write skip: next, start or end",
     "same": "",  # a post's blocks run in order in one session: what these do is what happens here anyway
 }
 _COMMENT = re.compile(r"<!--+(.*?)-+->", re.DOTALL)

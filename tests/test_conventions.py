@@ -161,7 +161,9 @@ EXPECTED = {
     "local/sybil/tests_samples_myst-directive-nested.md": ok(0),
     "local/sybil/tests_samples_myst-directive-no-trailing-newline.md": ok(0),
     "local/sybil/tests_samples_myst-lexing-directives.md": ok(1),  # its {code-block} python
-    "local/sybil/tests_samples_myst-lexers.md": bad(),  # Sybil: 11 examples, here 7 (see tests/data/conventions)
+    # Sybil's lexer stress file: its `skip: start` after a `skip: next`, bad actions (`skip: and`, `; skip: also`)
+    # fail; `<!-- \n; skip: end` is a skip; a `<!--- code-block: python` in an indented block runs
+    "local/sybil/tests_samples_myst-lexers.md": bad(4, 7),
 }
 
 
@@ -211,6 +213,10 @@ a.md
 """
 
 
+# a typo'd skip: Sybil fails it (`Bad skip action`), and runs the block
+SKIP_TYPO = "Text.\n\n<!-- skip: nxet -->\n\n```python\nx = 1\n```\n"
+
+
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory):
     """Every fixture twice, with its convention declared and without, through one `check` run."""
@@ -229,6 +235,10 @@ def checked(tmp_path_factory):
             front = f"---\ntitle: {name}\ndate: 2024-01-01\nexecute: true\n{exec_line}---\n"
             (site / "content" / "posts" / post_name(name, declared)).write_text(front + text, encoding="utf-8")
     (site / "content" / "posts" / "myst-note.md").write_text(MYST_NOTE, encoding="utf-8")
+    for declared in (True, False):
+        exec_line = "exec: {conventions: [sybil]}\n" if declared else ""
+        front = f"---\ntitle: T\ndate: 2024-01-01\nexecute: true\n{exec_line}---\n"
+        (site / "content" / "posts" / post_name("skip-typo.md", declared)).write_text(front + SKIP_TYPO)
     return check_site(site, ExecOptions(rerun=True))
 
 
@@ -327,3 +337,16 @@ def test_code_inside_a_myst_note_runs_and_fails_at_its_line(checked):
     assert not run.ok and [f.line for f in run.failures] == [10], run.failures  # the assert's line in the file
     warned = [(w.line, w.message) for w in checked.warnings if w.file == rel]
     assert warned == [(14, "MyST directives with no meaning here: {toctree}")], warned
+
+
+def test_a_bad_skip_action_fails_at_its_line_as_in_sybil(checked):
+    from site_builder.check import tally
+
+    rel = "content/posts/" + post_name("skip-typo.md", True)
+    run = checked.runs[rel]
+    found = [(f.line, f.message) for f in run.failures]
+    assert len(found) == 1 and found[0][0] == 6 + 3 and "Bad skip action: nxet" in found[0][1], found
+    assert str(tally(checked.parsed[rel], run)).endswith("2 examples, 1 passed, 1 failed, 0 skipped")
+    bare = "content/posts/" + post_name("skip-typo.md", False)  # without the setting: a warning at its line
+    warned = [(w.line, "skip: nxet" in w.message) for w in checked.warnings if w.file == bare]
+    assert checked.runs[bare].ok and warned == [(5 + 3, True)], warned

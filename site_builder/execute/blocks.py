@@ -117,8 +117,11 @@ def shell_code(script: str, shell: str) -> str:
 
 
 def _comment_blocks(index: int, line: int, marks: Marks) -> list[CodeBlock]:
-    """What a comment adds: the names forgotten (`clear-namespace`), hidden code (`invisible-code-block`)."""
+    """What a comment adds: the names forgotten (`clear-namespace`), hidden code (`invisible-code-block`), a failure
+    (a skip Sybil fails)."""
     out = []
+    if marks.refused is not None and marks.hidden_code is None:
+        out.append(_marked(CodeBlock(index, line + marks.below, "exec", ""), marks))
     if marks.clear:
         out.append(CodeBlock(index, line, "clear", ""))
     if marks.hidden_code is not None:
