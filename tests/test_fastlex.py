@@ -11,6 +11,7 @@ import pytest
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_all_lexers, get_lexer_by_name
+from test_highlight_speed_identity import SAMPLE as HIGHLIGHT_SAMPLE
 
 from site_builder import fastlex
 from site_builder.codeblocks import highlight_code
@@ -28,6 +29,8 @@ SAMPLES = [
     (ROOT / "site_builder/fastlex.py").read_text()[:1200],
     (ROOT / "site.yml").read_text()[:1200],
     "\x00\t odd \r\n text é 中文 \\ ' \" ` $ # // /* */ <!-- --> {{ }} @ %%\n\n\n",
+    HIGHLIGHT_SAMPLE,  # names beyond ASCII, shell and template syntax
+    HIGHLIGHT_SAMPLE.replace("é", "𝑥🎉").replace("中", "𐐀"),  # characters beyond U+FFFF
 ]
 
 # Pygments' own Smithy lexer backtracks for minutes on Markdown (with or without the engine): left out.
