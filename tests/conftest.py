@@ -1,8 +1,8 @@
-"""The order files are handed to `make test`'s two workers (`-n 2 --dist loadfile`): the longest first.
+"""The order files are handed to `make test`'s workers (`-n 3 --dist loadfile`): the longest first.
 
 xdist gives each worker the next file in collection order as it finishes one. Collected alphabetically, the
 longest files (the wheel's venvs, the kill -9 rounds, Ray's clusters) came last, so one worker ran them alone for a
-minute while the other had nothing left. Longest first, the two finish together. Tests do not depend on the order.
+minute while the others had nothing left. Longest first, they finish together. Tests do not depend on the order.
 """
 
 from __future__ import annotations
