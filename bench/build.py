@@ -135,6 +135,16 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def pop_option(args: list[str], flag: str) -> str | None:
+    """The value after `flag` in a script's arguments (both taken out of `args`), or None when it is absent."""
+    if flag not in args:
+        return None
+    i = args.index(flag)
+    value = args[i + 1]
+    del args[i : i + 2]
+    return value
+
+
 def main(sizes: list[int], colds: int, feed_limit: int | None = None) -> None:
     # The package's bytecode, as an installed wheel has it (where PYTHONDONTWRITEBYTECODE is set, as on this
     # project's machine, Python would otherwise compile site_builder's modules again in every build: ~70 ms).
@@ -187,14 +197,7 @@ if __name__ == "__main__":
     if "--scale" in args:  # the scale table beside Hugo: bench/scale.py, which takes the same posts from here
         scale = Path(__file__).with_name("scale.py")
         os.execv(sys.executable, [sys.executable, str(scale), *(a for a in args if a != "--scale")])
-    colds = 3
-    if "--cold-runs" in args:
-        i = args.index("--cold-runs")
-        colds = int(args[i + 1])
-        del args[i : i + 2]
-    feed_limit = None
-    if "--feed-limit" in args:
-        i = args.index("--feed-limit")
-        feed_limit = int(args[i + 1])
-        del args[i : i + 2]
+    colds = int(pop_option(args, "--cold-runs") or 3)
+    limit = pop_option(args, "--feed-limit")
+    feed_limit = int(limit) if limit is not None else None
     main([int(a) for a in args] or [1000, 4000], colds, feed_limit)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build import cpu_name, make_site
+from build import cpu_name, make_site, pop_option
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH_UP_TO = 16000  # sizes whose cold build is also timed with the search index (Pagefind) on
@@ -127,11 +127,7 @@ def measure(n: int, runs: int, with_hugo: bool) -> list[str]:
 
 def main() -> None:
     args = sys.argv[1:]
-    runs = 2
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i : i + 2]
+    runs = int(pop_option(args, "--runs") or 2)
     with_hugo = shutil.which("hugo") is not None and "--no-hugo" not in args
     args = [a for a in args if a != "--no-hugo"]
     sizes = [int(a) for a in args] or [1000, 4000, 16000, 64000]

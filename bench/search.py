@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build import cpu_name, make_site
+from build import cpu_name, make_site, pop_option
 from scale import hugo_site
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -100,11 +100,7 @@ def measure(n: int, runs: int, binary: str) -> list[str]:
 
 def main() -> None:
     args = sys.argv[1:]
-    runs = 3
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i : i + 2]
+    runs = int(pop_option(args, "--runs") or 3)
     sizes = [int(a) for a in args] or [1000, 4000, 16000]
     binary = pagefind()
     if binary is None or shutil.which("hugo") is None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from build import make_site
+from build import make_site, pop_option
 from helpers import chromium
 
 TIME_SEARCH = """
@@ -71,14 +71,9 @@ def one_run(url: str, word: str) -> tuple[list[float], list[float]]:
 
 def main() -> None:
     args = sys.argv[1:]
-    runs, word = 5, "scheduler"
-    options = {"--runs": "5", "--word": "scheduler", "--dir": ""}
-    for flag in options:
-        if flag in args:
-            i = args.index(flag)
-            options[flag] = args[i + 1]
-            del args[i : i + 2]
-    runs, word, kept = int(options["--runs"]), options["--word"], options["--dir"]
+    runs = int(pop_option(args, "--runs") or 5)
+    word = pop_option(args, "--word") or "scheduler"
+    kept = pop_option(args, "--dir") or ""
     n = int(args[0]) if args else 16000
     memory = "/dev/shm" if Path("/dev/shm").is_dir() else None
     base = Path(kept) if kept else Path(tempfile.mkdtemp(prefix=f"search-latency-{n}-", dir=memory))

@@ -407,16 +407,10 @@ def compare(n: int, before: Path, rounds: int) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    rounds = 1
-    if "--rounds" in args:
-        at = args.index("--rounds")
-        rounds = int(args[at + 1])
-        del args[at : at + 2]
-    if "--before" in args:
-        at = args.index("--before")
-        checkout = Path(args[at + 1]).resolve()
-        del args[at : at + 2]
-        compare(int(args[0]) if args else 4000, checkout, rounds)
+    rounds = int(bench_build.pop_option(args, "--rounds") or 1)
+    before = bench_build.pop_option(args, "--before")
+    if before is not None:
+        compare(int(args[0]) if args else 4000, Path(before).resolve(), rounds)
     else:
         main(int(args[0]) if args else 4000)
         print("\n".join(f"{k}: {figure(v)}" for k, v in exec_figures(int(args[0]) if args else 4000, None).items()))

@@ -93,9 +93,5 @@ def main(n: int, edits: int) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    count = 10
-    if "--edits" in args:
-        i = args.index("--edits")
-        count = int(args[i + 1])
-        del args[i : i + 2]
+    count = int(bench_build.pop_option(args, "--edits") or 10)
     main(int(args[0]) if args else 4000, count)
