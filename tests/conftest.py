@@ -3,9 +3,14 @@
 xdist gives each worker the next file in collection order as it finishes one. Collected alphabetically, the
 longest files (the wheel's venvs, the kill -9 rounds, Ray's clusters) came last, so one worker ran them alone for a
 minute while the others had nothing left. Longest first, they finish together. Tests do not depend on the order.
+
+Also the fixtures that more than one test file uses.
 """
 
 from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
 
 import pytest
 
@@ -29,3 +34,13 @@ LONGEST = [
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST)))  # stable: the rest keep their order
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP listener on 127.0.0.1 (in this test's network namespace): its port. The attack tests' posts try to
+    reach it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        yield s.getsockname()[1]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -252,15 +251,6 @@ def test_build_keeps_relative_and_told_paths_out_of_the_site(tmp_path, monkeypat
     assert proc.returncode == 0, out(proc)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert not list(site.rglob("pwned*")), "a post wrote into the site"
-
-
-@pytest.fixture
-def listener():
-    """A TCP listener on 127.0.0.1: its port."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        s.listen(8)
-        yield s.getsockname()[1]
 
 
 def connect_post(port: int) -> str:

@@ -18,7 +18,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 from helpers import make_site
 from test_execute import exec_post, out
 
@@ -142,15 +141,6 @@ def setns_post(port: int) -> str:
         blocked
         ```
     """
-
-
-@pytest.fixture
-def listener():
-    """A TCP listener on 127.0.0.1 in this test's network namespace: its port."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        s.listen(8)
-        yield s.getsockname()[1]
 
 
 def test_default_mode_keeps_the_builds_secrets(tmp_path, listener):
