@@ -7,8 +7,6 @@ from pathlib import Path
 
 from helpers import make_site, run_cli, write_post
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def write_site(tmp_path: Path) -> Path:
     root = make_site(tmp_path / "site")
