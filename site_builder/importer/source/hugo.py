@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, tagcase, texmacros
+from site_builder.importer.source import assets, common, mathjax, tagcase
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -271,9 +271,7 @@ def read(root: Path, config: Path) -> SourceSite:
         span_attributes,
         mathjax.escaped_dollars,
         *((mathjax.markdown_unescaped,) if unescape else ()),
-        texmacros.tex_macros,
-        common.control_space,
-        common.own_computer_images,
+        *common.RULES,
     )
     found: list[SourceFile] = []
     missing: list[MissingFile] = []  # images the docs show that the source lacks: the report counts them

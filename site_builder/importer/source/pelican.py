@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, pelican_tags, tagcase, texmacros
+from site_builder.importer.source import assets, common, mathjax, pelican_tags, tagcase
 from site_builder.importer.source.front import parse_date, split
 from site_builder.importer.source.model import (
     ImportProblem,
@@ -239,9 +239,7 @@ def _rules(site: PelicanSite) -> tuple[Rule, ...]:
         pelican_tags.links,
         pelican_tags.summary_marks,
         mathjax.escaped_dollars,
-        texmacros.tex_macros,
-        common.control_space,
-        common.own_computer_images,
+        *common.RULES,
         pelican_tags.leftovers,
     )
 
