@@ -212,8 +212,11 @@ def _docs(site: PelicanSite, root: Path, problems: list[ImportProblem]) -> list[
                 problems.append(ImportProblem(rel, None, f"not read: {OTHER_FORMATS[suffix]} is not converted"))
             elif suffix in MARKDOWN and (page or _under(content_rel, articles)):
                 doc = _doc(site, path, rel, content_rel, page)
-                (problems if isinstance(doc, ImportProblem) else docs).append(doc)  # type: ignore[arg-type]
-                if isinstance(doc, SourceDoc) and doc.source_meta.get("_unsaved"):
+                if isinstance(doc, ImportProblem):
+                    problems.append(doc)
+                    continue
+                docs.append(doc)
+                if doc.source_meta.get("_unsaved"):
                     why = f"{doc.source_meta['_unsaved']} is empty: Pelican wrote no page for it; written as a draft"
                     problems.append(ImportProblem(rel, None, why))
     return docs
