@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from site_builder.importer.source.rules import RuleContext, sub_outside_code
+from site_builder.importer.source.rules import Rule, RuleContext, sub_outside_code
+from site_builder.importer.source.texmacros import tex_macros
 
 # an image at a path of the author's own computer (`C:\\Users\\...`, `file:///...`): on no web server
 _LOCAL_FILE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?((?:[A-Za-z]:[\\/]|file:/)[^)\n>]*)>?\s*\)")
@@ -33,3 +34,8 @@ def control_space(text: str, ctx: RuleContext) -> str:
     `split`, `eqnarray`, `\\mbox`, `\\thicksim`, `\\TeX`, the build reads for every post: mathsyntax.py and
     mathtex.prepare_tex; the post keeps the source's TeX as written.)"""
     return sub_outside_code(_DISPLAY, lambda m, _o: _CONTROL_SPACE.sub(lambda c: c.group(1) + "\\ ", m.group(0)), text)
+
+
+# every reader's rules after its own syntax is converted (and before its leftovers are flagged): a post's own TeX
+# macros expanded, TeX's control space in display math, images at a path of the author's computer
+RULES: tuple[Rule, ...] = (tex_macros, control_space, own_computer_images)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, tagcase, texmacros
+from site_builder.importer.source import assets, common, mathjax, tagcase
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -77,13 +77,14 @@ def _files(folder: Path, skip: frozenset[Path] = frozenset()) -> list[Path]:
     return out
 
 
-def _main_sections(site: HugoSite, roots: list[tuple[Path, str | None]]) -> list[str]:
+def _main_sections(site: HugoSite, walked: dict[Path, list[Path]]) -> list[str]:
+    """The configured main sections, else the content folder holding the most pages (`walked`: each content
+    folder's files)."""
     if site.main_sections:
         return site.main_sections
     counts: Counter[str] = Counter()
-    skip = frozenset(folder for folder, lang in roots if lang)
-    for folder, _lang in roots:
-        for path in _files(folder, skip):
+    for folder, paths in walked.items():
+        for path in paths:
             inner = path.relative_to(folder).as_posix()
             if "/" in inner and path.suffix in MARKDOWN and not path.name.startswith("_index."):
                 counts[inner.split("/")[0]] += 1
@@ -94,10 +95,11 @@ def _docs(site: HugoSite, root: Path, problems: list[ImportProblem], notes: list
     docs: list[SourceDoc] = []
     lists: list[str] = []
     roots = _content_roots(site, root)
-    site.main_sections = _main_sections(site, roots)
     skip = frozenset(folder for folder, lang in roots if lang)
+    walked = {folder: _files(folder, skip) for folder, _lang in roots}  # each content folder walked once
+    site.main_sections = _main_sections(site, walked)
     for folder, lang in roots:
-        for path in _files(folder, skip):
+        for path in walked[folder]:
             rel = path.relative_to(root).as_posix()
             inner = path.relative_to(folder).as_posix()
             suffix = path.suffix.lower()
@@ -136,7 +138,7 @@ def _docs(site: HugoSite, root: Path, problems: list[ImportProblem], notes: list
     return docs
 
 
-def _url_index(docs: list[SourceDoc], site: HugoSite, root: Path) -> UrlIndex:
+def _url_index(docs: list[SourceDoc]) -> UrlIndex:
     """Each doc's URL by the names `ref`/`relref` use: its path below content (with and without extension), its
     bundle folder, its file name; each also as `LANG|name`, which a page of that language finds first."""
     urls = UrlIndex()
@@ -261,7 +263,7 @@ def read(root: Path, config: Path) -> SourceSite:
     problems: list[ImportProblem] = []
     notes: list[str] = []
     docs = _docs(site, root, problems, notes)
-    urls = _url_index(docs, site, root)
+    urls = _url_index(docs)
     resolve = _resolver(site, root)
     unescape = not _passthrough(site) and mathjax.written_for_markdown(d.body for d in docs)
     hugo_rules = (
@@ -269,9 +271,7 @@ def read(root: Path, config: Path) -> SourceSite:
         span_attributes,
         mathjax.escaped_dollars,
         *((mathjax.markdown_unescaped,) if unescape else ()),
-        texmacros.tex_macros,
-        common.control_space,
-        common.own_computer_images,
+        *common.RULES,
     )
     found: list[SourceFile] = []
     missing: list[MissingFile] = []  # images the docs show that the source lacks: the report counts them

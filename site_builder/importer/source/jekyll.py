@@ -24,9 +24,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 
 from site_builder.errors import SiteError
-from site_builder.importer.source import assets, kramdown, liquid
+from site_builder.importer.source import assets, common, kramdown, liquid
 from site_builder.importer.source.bibtex import read_bib, scholar_rules
-from site_builder.importer.source.common import control_space, own_computer_images
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
@@ -41,7 +40,6 @@ from site_builder.importer.source.model import (
     SourceSite,
 )
 from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
-from site_builder.importer.source.texmacros import tex_macros
 
 RULES: tuple[Rule, ...] = (
     liquid.raw,
@@ -51,9 +49,7 @@ RULES: tuple[Rule, ...] = (
     octopress_quotes,
     *liquid.RULES[1:],
     *kramdown.RULES,
-    tex_macros,
-    control_space,
-    own_computer_images,
+    *common.RULES,
     liquid.leftovers,
     liquid.unhide,
 )

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, pelican_tags, tagcase, texmacros
+from site_builder.importer.source import assets, common, mathjax, pelican_tags, tagcase
 from site_builder.importer.source.front import parse_date, split
 from site_builder.importer.source.model import (
     ImportProblem,
@@ -212,8 +212,11 @@ def _docs(site: PelicanSite, root: Path, problems: list[ImportProblem]) -> list[
                 problems.append(ImportProblem(rel, None, f"not read: {OTHER_FORMATS[suffix]} is not converted"))
             elif suffix in MARKDOWN and (page or _under(content_rel, articles)):
                 doc = _doc(site, path, rel, content_rel, page)
-                (problems if isinstance(doc, ImportProblem) else docs).append(doc)  # type: ignore[arg-type]
-                if isinstance(doc, SourceDoc) and doc.source_meta.get("_unsaved"):
+                if isinstance(doc, ImportProblem):
+                    problems.append(doc)
+                    continue
+                docs.append(doc)
+                if doc.source_meta.get("_unsaved"):
                     why = f"{doc.source_meta['_unsaved']} is empty: Pelican wrote no page for it; written as a draft"
                     problems.append(ImportProblem(rel, None, why))
     return docs
@@ -239,9 +242,7 @@ def _rules(site: PelicanSite) -> tuple[Rule, ...]:
         pelican_tags.links,
         pelican_tags.summary_marks,
         mathjax.escaped_dollars,
-        texmacros.tex_macros,
-        common.control_space,
-        common.own_computer_images,
+        *common.RULES,
         pelican_tags.leftovers,
     )
 
