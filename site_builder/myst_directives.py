@@ -22,9 +22,10 @@ from markdown_it.token import Token
 from site_builder.admonitions import ALIASES, KINDS
 from site_builder.conventions import cell_options, declared
 from site_builder.fences import warn
+from site_builder.sybil_convention import SYBIL_DIRECTIVES
 
 _DIRECTIVE = re.compile(r"\{([A-Za-z][\w.:+-]*)\}[ \t]*(.*)")  # `{name} arguments`
-CODE_DIRECTIVES = frozenset(["code-block", "code", "sourcecode", "code-cell", "doctest", "eval-rst"])
+CODE_DIRECTIVES = frozenset([*SYBIL_DIRECTIVES, "code-cell", "doctest", "eval-rst"])
 OWN_OPTIONS = frozenset(["skip", "hide", "linenos"])  # `{skip}` alone: this site's fence option, not a directive
 # MyST's admonitions (docutils' and Sphinx's `seealso`): the kind here
 MYST_ADMONITIONS = {
