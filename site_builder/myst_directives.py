@@ -22,9 +22,10 @@ from markdown_it.token import Token
 from site_builder.admonitions import ALIASES, KINDS
 from site_builder.conventions import cell_options, declared
 from site_builder.fences import warn
+from site_builder.sybil_convention import SYBIL_DIRECTIVES
 
 _DIRECTIVE = re.compile(r"\{([A-Za-z][\w.:+-]*)\}[ \t]*(.*)")  # `{name} arguments`
-CODE_DIRECTIVES = frozenset(["code-block", "code", "sourcecode", "code-cell", "doctest", "eval-rst"])
+CODE_DIRECTIVES = frozenset([*SYBIL_DIRECTIVES, "code-cell", "doctest", "eval-rst"])
 OWN_OPTIONS = frozenset(["skip", "hide", "linenos"])  # `{skip}` alone: this site's fence option, not a directive
 # MyST's admonitions (docutils' and Sphinx's `seealso`): the kind here
 MYST_ADMONITIONS = {
@@ -110,14 +111,7 @@ def _image(state: StateCore, tok: Token, name: str, url: str) -> list[Token]:
     options, used = cell_options(lines)
     alt = options.get("alt", "").replace("]", "\\]")
     text = f"![{alt}](<{url}>)\n" + ("\n" + "".join(lines[used:]) if name == "figure" else "")
-    inner: list[Token] = []
-    state.md.block.parse(text, state.md, state.env, inner)
-    first = tok.map[0] if tok.map else 0
-    for t in inner:
-        t.level += tok.level
-        if t.map is not None:
-            t.map = [t.map[0] + first, t.map[1] + first]
-    return inner
+    return _parse_in_place(state, text, tok, deeper=0, below=0)
 
 
 def _admonition(
@@ -136,16 +130,23 @@ def _admonition(
     opener = Token("container_admonition_open", "div", 1)
     opener.info, opener.markup, opener.block = f"{kind} {title}".strip(), tok.markup, True
     opener.map = tok.map
-    inner: list[Token] = []
-    state.md.block.parse(body, state.md, state.env, inner)
-    first = (tok.map[0] + 1 + used) if tok.map else 0
-    for t in inner:
-        t.level += tok.level + 1
-        if t.map is not None and tok.map is not None:
-            t.map = [t.map[0] + first, t.map[1] + first]
+    inner = _parse_in_place(state, body, tok, deeper=1, below=1 + used)
     closer = Token("container_admonition_close", "div", -1)
     closer.markup, closer.block = tok.markup, True
     return [opener, *_expand(state, inner, dropped), closer]
+
+
+def _parse_in_place(state: StateCore, text: str, tok: Token, deeper: int, below: int) -> list[Token]:
+    """`text` parsed as Markdown in the fence `tok`'s place: `deeper` levels below it, its lines `below` lines under
+    the fence's first (for the line numbers of warnings and failures)."""
+    inner: list[Token] = []
+    state.md.block.parse(text, state.md, state.env, inner)
+    first = tok.map[0] + below if tok.map else 0
+    for t in inner:
+        t.level += tok.level + deeper
+        if t.map is not None:
+            t.map = [t.map[0] + first, t.map[1] + first]
+    return inner
 
 
 def _kind(name: str, classes: str) -> str:

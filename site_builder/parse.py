@@ -26,7 +26,7 @@ from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
-from site_builder.myst_directives import myst_directives
+from site_builder.myst_directives import CODE_DIRECTIVES, myst_directives
 from site_builder.templatecode import template_code
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
@@ -211,18 +211,18 @@ _FOREIGN_FENCE_OPTIONS = frozenset(["linenostart", "anchorlinenos", "lineanchors
 
 # MyST's code directives and `{doctest}`, and `{eval-rst}` (ReST, which Sybil's MyST parsers leave to its ReST ones):
 # under a declared `sybil` convention, names of the block (shown as code of its language), not unknown options
-_SYBIL_DIRECTIVES = frozenset(["code-block", "code", "sourcecode", "doctest", "eval-rst"])
+_SYBIL_DIRECTIVES = CODE_DIRECTIVES - {"code-cell"}  # a code cell's name leaves its info string in traps
 
 
 def _check_fence_options(state: StateCore) -> None:
     """A warning at its line for each fence option nobody reads (`{skpi}`): the block would silently run."""
     if "{" not in state.src:  # no options (fast path)
         return
+    read = "sybil" in declared(state)  # Sybil's MyST {code-block}, {doctest}
     for tok in state.tokens:
         if tok.type != "fence" or "{" not in tok.info:
             continue
         lang, options = fence_info(tok.info)
-        read = "sybil" in declared(state)  # Sybil's MyST {code-block}, {doctest}
         for name in options:
             if name in FENCE_OPTIONS or name.lower() in _FOREIGN_FENCE_OPTIONS or name == lang:
                 continue

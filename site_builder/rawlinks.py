@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from site_builder.errors import SiteWarning
 from site_builder.models import RawLink
+from site_builder.util.urls import folder_of
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -37,7 +38,7 @@ def raw_links(tokens: list[Token], env: dict[str, Any]) -> list[RawLink]:
     post = env.get("post")
     if post is None or ("src" not in post.body and "href" not in post.body):
         return []
-    base = post.permalink if post.permalink.endswith("/") else post.permalink.rsplit("/", 1)[0] + "/"
+    base = folder_of(post.permalink)
     offset = int(env.get("line_offset", 1))
     found: list[RawLink] = []
     for tok in tokens:

@@ -28,6 +28,7 @@ from site_builder.toc import toc_entries
 from site_builder.util.cjk import cjk
 from site_builder.util.files import file_stamp
 from site_builder.util.langs import in_language
+from site_builder.util.urls import folder_of
 
 # RENDER_VERSION (bump it when this module's output changes) is declared in models.py: light to import
 # a word is a run of A-Z a-z 0-9 _ ' ’ -; in UTF-8 (’ made ') every other character is bytes the table makes spaces
@@ -254,7 +255,7 @@ def local_image(src: str, env: EnvType, line: int | None) -> LocalImage | None:
         where = os.path.relpath(path, content.parent)
         raise BadImage(f"image {src!r}: {exc} ({where})", path) from None
     if inside_post is not None:
-        base = post.permalink if post.permalink.endswith("/") else post.permalink.rsplit("/", 1)[0] + "/"
+        base = folder_of(post.permalink)
         out = base.lstrip("/") + inside_post.as_posix()
     else:
         out = below_content.as_posix() if below_content is not None else path.name

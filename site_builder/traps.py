@@ -124,8 +124,9 @@ def other_tools(state: StateCore) -> None:
             warn(state, tok, message)
 
     tokens = state.tokens
-    paired = {i for i, role in phmdoctest_roles(tokens).items() if role == "output"}
+    paired = {i for i, role in phmdoctest_roles(tokens).items() if role == "output"} if executes else set()
     bare: list[Token] = []
+    fenced = False  # a fence came before this token
     for i, tok in enumerate(tokens):
         if tok.type == "fence" and "code-cell" in fence_info(tok.info)[1]:
             if not executes:
@@ -148,10 +149,10 @@ def other_tools(state: StateCore) -> None:
             once("shell", tok, SHELL_NOT_RUN)  # an executing post promises its code runs: say once which does not
         elif (tok.type == "html_block" and "<!--" in tok.content) or (tok.type == "inline" and tok.content[:1] == "%"):
             for head, directive in directives(tok):
-                first = not any(t.type == "fence" for t in tokens[:i])
-                if directive.convention in read or (executes and directive.kind == "same" and not first):
+                if directive.convention in read or (executes and directive.kind == "same" and fenced):
                     continue
                 once(directive.kind, tok, directive_message(head, directive, executes))
+        fenced = fenced or tok.type == "fence"
     if bare and not executes:
         more = f" ({len(bare) - 1} more such block{'s' if len(bare) > 2 else ''} below)" if len(bare) > 1 else ""
         warn(state, bare[0], f"{BARE_OUTPUT}{more}: {_ADD_EXECUTE} and {_OR_DECLARE}")

@@ -23,6 +23,12 @@ def _rebase_srcset(value: str, prefix: str) -> str:
     return ", ".join(prefix + e if e.startswith("/") and not e.startswith("//") else e for e in entries)
 
 
+def folder_of(url: str) -> str:
+    """The folder a relative reference on the page at site path `url` is read against, as a browser reads it
+    (`/blog/a/` for `/blog/a/` and for `/blog/a/b.html`)."""
+    return url if url.endswith("/") else url.rsplit("/", 1)[0] + "/"
+
+
 def climbs_out(base: str, ref: str) -> bool:
     """Whether a reference without a scheme, read against the site path `base` (`/blog/2024/a/`) as a browser reads
     it, names more `..` (`%2e%2e` included) than there are folders above it: an address outside the site, which
