@@ -40,14 +40,21 @@ class _Run:
     thread: threading.Thread | None = None
 
 
+@dataclass(frozen=True)
+class _Fits:
+    """What a kept template was started with: a run forks from it when its post's are the same."""
+
+    preload: tuple[str, ...]
+    site_root: str
+    env: tuple[tuple[str, str], ...]
+
+
 @dataclass
 class _Kept:
     """A template process kept for serve's runs, in a thread of its own: the template dies with the thread that
     started it (PR_SET_PDEATHSIG), and a run's thread ends with its run. Closed at `stop` (serve stops)."""
 
-    preload: list[str]
-    site_root: str
-    env: dict[str, str]
+    fits: _Fits
     ready: threading.Event = field(default_factory=threading.Event)
     closing: threading.Event = field(default_factory=threading.Event)
     template: Template | None = None  # None: none could be started here (each run starts its own interpreter)
@@ -68,8 +75,9 @@ class _Kept:
     def _hold(self) -> None:
         from site_builder.execute.template import start_template
 
+        fits = self.fits
         try:
-            self.template, self.notes = start_template(self.preload, self.site_root, self.env)
+            self.template, self.notes = start_template(list(fits.preload), fits.site_root, dict(fits.env))
         finally:
             self.ready.set()
         self.closing.wait()
@@ -92,8 +100,7 @@ class BackgroundRuns:
     closed: bool = False
     built: threading.Event = field(default_factory=threading.Event)  # runs start once the build that asked is out
     log: Callable[[str], None] | None = None  # what serve prints (a preload module that failed)
-    preload: list[str] = field(default_factory=list)  # site.yml's exec: preload, as the last build read it
-    templates: dict[str, _Kept] = field(default_factory=dict)  # by preload, site root and env
+    templates: dict[_Fits, _Kept] = field(default_factory=dict)
 
     def release(self) -> None:
         """The build is over (its pages are out, or it failed): the runs it asked for may start. Started at once,
@@ -109,7 +116,6 @@ class BackgroundRuns:
         jobs = [make_job(p, site) for p in parsed if p.post.execute]
         self.built.clear()
         with self.lock:
-            self.preload = list(site.preload)
             if self.store is None:
                 self.store = RunStore(self.root / EXEC_CACHE)
             known = RunsKnown({}, {})
@@ -120,7 +126,7 @@ class BackgroundRuns:
                     known.runs[job.rel] = self.last[job.rel] = run
                     self._stop(job.rel)  # code changed back to a version already run: an older edit's run stops
                     continue
-                known.running[job.rel] = self._start(job)
+                known.running[job.rel] = self._start(job, site.preload)
             return known
 
     def _cached(self, job: Job) -> PostRun | None:
@@ -130,7 +136,7 @@ class BackgroundRuns:
             run.cached, run.reason = True, "cached"
         return run
 
-    def _start(self, job: Job) -> Running:
+    def _start(self, job: Job, preload: list[str]) -> Running:
         """A run of `job` under way (started now, unless it already runs); a run of the post's older code stops."""
         from site_builder.execute.sandbox import Children
         from site_builder.running import stale_run
@@ -148,15 +154,16 @@ class BackgroundRuns:
             from site_builder.execute.executors import parallel_slots
 
             self.slots = threading.Semaphore(parallel_slots([job]))
-        self.running[job.rel] = mine = _Run(job, Children(), stale, self._template(job))
+        self.running[job.rel] = mine = _Run(job, Children(), stale, self._template(job, preload))
         mine.thread = threading.Thread(target=self._run, args=(mine,), name=f"run {job.rel}", daemon=True)
         mine.thread.start()
         return Running(lines, stale)
 
-    def _template(self, job: Job) -> _Kept:
-        """The template the job's run forks from (started now, in its thread, when none fits yet)."""
+    def _template(self, job: Job, preload: list[str]) -> _Kept:
+        """The template the job's run forks from, with site.yml's `exec: preload` as the build read it (started now,
+        in its thread, when none fits yet)."""
         root = job.site_root or job.source_dir
-        key = repr((self.preload, root, sorted(job.env.items())))
+        key = _Fits(tuple(preload), root, tuple(sorted(job.env.items())))
         kept = self.templates.get(key)
         if kept is None:
             used = {id(run.kept) for run in self.running.values()}
@@ -164,7 +171,7 @@ class BackgroundRuns:
                 if id(other) not in used:
                     other.close()
                     del self.templates[old]
-            self.templates[key] = kept = _Kept(list(self.preload), root, dict(job.env))
+            self.templates[key] = kept = _Kept(key)
             kept.start()
         return kept
 

@@ -32,7 +32,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,7 +90,8 @@ def index_site(
     (write/searchshards.py) whose pages changed since the index in `previous` (the live output; default `output`)
     is indexed again, the others are kept. `started` is given each Pagefind process, for a caller that may have to
     stop it; `low`: one at a time, at a low priority (serve)."""
-    import subprocess  # here: a build that indexes nothing does not load it
+    import subprocess  # here: a build that indexes nothing does not load them (serve imports this module at start)
+    from concurrent.futures import ThreadPoolExecutor
 
     binary = pagefind()
     if binary is None:
