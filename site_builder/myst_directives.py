@@ -15,6 +15,7 @@ A core rule that runs before the inline rule: the tokens it makes are then parse
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
@@ -38,7 +39,6 @@ NO_MEANING = "MyST directives with no meaning here"
 # Sphinx's structure of a documentation project, never text of a page: left out with what they hold
 STRUCTURAL = frozenset(["toctree", "tableofcontents", "contents", "index", "currentmodule", "module", "include"])
 IMAGES = frozenset(["image", "figure"])
-AS_NOTE = " (its text as a note)"
 
 
 def directive_of(tok: Token) -> tuple[str, str] | None:
@@ -49,20 +49,31 @@ def directive_of(tok: Token) -> tuple[str, str] | None:
     return m[1], m[2].strip()
 
 
+@dataclass
+class Dropped:
+    """A directive not shown as one, for the post's one warning: its name, its fence, and whether its text is."""
+
+    name: str
+    tok: Token
+    as_note: bool = False
+
+
 def myst_directives(state: StateCore) -> None:
     """The core rule: admonition directives as `:::` admonitions, the others dropped (a warning names them)."""
     if "{" not in state.src or ("```" not in state.src and "~~~" not in state.src and ":::" not in state.src):
         return  # no directive (fast path)
-    dropped: list[tuple[str, Token]] = []
+    dropped: list[Dropped] = []
     state.tokens = _expand(state, state.tokens, dropped)
     if dropped and "sybil" not in declared(state):
-        names = ", ".join(dict.fromkeys(_named(name) for name, _ in dropped))
+        names = ", ".join(
+            dict.fromkeys(f"{{{d.name}}}" + (" (its text as a note)" if d.as_note else "") for d in dropped)
+        )
         hint = "remove them, or set `exec: {conventions: [sybil]}` to leave them out without a word, as Sybil does"
-        shown = any(name.endswith(AS_NOTE) for name, _ in dropped)
-        warn(state, dropped[0][1], f"{NO_MEANING}: {names}", "not shown as directives" if shown else "not shown", hint)
+        shown = any(d.as_note for d in dropped)
+        warn(state, dropped[0].tok, f"{NO_MEANING}: {names}", "not shown as directives" if shown else "not shown", hint)
 
 
-def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Token]]) -> list[Token]:
+def _expand(state: StateCore, tokens: list[Token], dropped: list[Dropped]) -> list[Token]:
     out: list[Token] = []
     depth = 0  # inside a colon fence of a directive that is not shown
     for i, tok in enumerate(tokens):
@@ -74,7 +85,7 @@ def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Toke
         if tok.type == "container_admonition_open" and tok.info.strip().startswith("{"):
             name = tok.info.strip().split()[0].strip("{}")
             if name not in MYST_ADMONITIONS:  # `:::{toctree}`: left out with all it holds
-                dropped.append((name, tok))
+                dropped.append(Dropped(name, tok))
                 depth = 1
                 continue
             _colon_fence(tokens, i)
@@ -87,16 +98,11 @@ def _expand(state: StateCore, tokens: list[Token], dropped: list[tuple[str, Toke
             out += _image(state, tok, *directive)
         else:
             if _has_text(directive[0], tok):  # what the author wrote: shown, a note titled by the arguments
-                dropped.append((directive[0] + AS_NOTE, tok))  # named so in the one warning
+                dropped.append(Dropped(directive[0], tok, as_note=True))
                 out += _admonition(state, tok, "admonition", directive[1] or directive[0], dropped)
             else:
-                dropped.append((directive[0], tok))
+                dropped.append(Dropped(directive[0], tok))
     return out
-
-
-def _named(name: str) -> str:
-    head, note, _ = name.partition(AS_NOTE)
-    return f"{{{head}}}{note}"
 
 
 def _has_text(name: str, tok: Token) -> bool:
@@ -114,9 +120,7 @@ def _image(state: StateCore, tok: Token, name: str, url: str) -> list[Token]:
     return _parse_in_place(state, text, tok, deeper=0, below=0)
 
 
-def _admonition(
-    state: StateCore, tok: Token, name: str, arguments: str, dropped: list[tuple[str, Token]]
-) -> list[Token]:
+def _admonition(state: StateCore, tok: Token, name: str, arguments: str, dropped: list[Dropped]) -> list[Token]:
     """A ```` ```{note} ```` fence as the tokens of a `::: note` block, its body parsed as Markdown (a `{note}`'s
     arguments are the start of its body, as MyST reads them; an `{admonition}`'s are its title)."""
     lines = tok.content.splitlines(keepends=True)
