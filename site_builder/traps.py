@@ -43,7 +43,9 @@ def _directive(pattern: str, tool: str, kind: str, does: str) -> Directive:
 _NEXT = "the next block"
 DIRECTIVES = (
     _directive(r"skip", "other tools", "skip", f"skips {_NEXT}"),
-    _directive(r"(;\s*)?skip:\s*(next|start)\b.*", "Sybil", "skip", f"skips {_NEXT}"),
+    # Sybil's colon is optional (`<!-- skip next -->` skips too); without it, only its actions are read here, so that
+    # a comment such as `<!-- skipped for now -->` is not taken for one
+    _directive(r"(;\s*)?skip(:\s*|\s+)(next|start)\b.*", "Sybil", "skip", f"skips {_NEXT}"),
     _directive(
         r"(;\s*)?skip:[ \t]*(?!(next|start|end)\b)\w+.*", "Sybil", "bad skip", "is a bad skip action that fails"
     ),

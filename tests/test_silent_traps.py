@@ -240,6 +240,7 @@ def test_other_tools_conventions_in_an_executing_post(tmp_path):
     """,
         execute=True,
     )
+    post(site, "y.md", "<!-- skip next -->\n```python\nprint(1)\n```\n\n<!-- skipped for now -->\n", execute=True)
     rel = "content/posts/x.md"
     proc = run_cli("check", "--source", str(site))
     # the skip comment does not skip here; code cells run as python blocks, their tags read
@@ -257,6 +258,11 @@ def test_other_tools_conventions_in_an_executing_post(tmp_path):
         "skip-execution, remove-cell and raises-exception are read as {skip}, {hide} and {raises=Exception})",
     ], out(proc)
     assert "codeblocks:cont" not in proc.stderr  # blocks share one session here: nothing to say
+    # Sybil's colon is optional: `<!-- skip next -->` skips there, so it is named here too
+    assert warnings(proc, "content/posts/y.md") == [
+        f"content/posts/y.md:{line_of(site / 'content/posts/y.md', 'skip next')}: `<!-- skip next -->` skips the next "
+        "block in Sybil, not here: write ```python {skip}, " + conventions("sybil")
+    ], out(proc)
 
 
 def test_the_bundled_posts_hold_no_trap():
