@@ -6,6 +6,7 @@ kind of page of the bundled site."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from helpers import REPO, chromium, make_site, run_cli, serve_folder, write_post
@@ -61,8 +62,8 @@ MODES = {  # the system's colour scheme, and the theme the reader chose with the
 
 
 @pytest.fixture(scope="module")
-def bundled(tmp_path_factory) -> Iterator[str]:
-    with serve_bundled_site(tmp_path_factory.mktemp("a11y-bundled")) as (url, _):
+def bundled(bundled_build: Path) -> Iterator[str]:
+    with serve_bundled_site(bundled_build) as (url, _):
         yield url
 
 

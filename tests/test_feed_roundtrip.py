@@ -15,10 +15,8 @@ POSTS = sorted((REPO / "content" / "posts").glob("*.md"))
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("roundtrip") / "out"
-    run_cli("build", "--source", str(REPO), "--output", str(out), check=True)
-    return out
+def built(bundled_build: Path) -> Path:
+    return bundled_build  # the bundled site, built once for the run (conftest.py)
 
 
 def test_feed_keeps_the_seed_feeds_identity(built):

@@ -10,17 +10,15 @@ from pathlib import Path
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-from helpers import REPO, SEED, run_cli
+from helpers import SEED
 
 ENTRIES = feedparser.parse(str(SEED), sanitize_html=False, resolve_relative_uris=False).entries
 MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("fidelity") / "out"
-    run_cli("build", "--source", str(REPO), "--output", str(out), check=True)
-    return out
+def built(bundled_build: Path) -> Path:
+    return bundled_build  # the bundled site, built once for the run (conftest.py)
 
 
 def page_for(built: Path, entry) -> BeautifulSoup:

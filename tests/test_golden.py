@@ -55,7 +55,8 @@ def bench_module():
     return module
 
 
-def test_the_bundled_site_builds_to_the_golden_bytes(tmp_path: Path) -> None:
+def test_the_bundled_site_builds_to_the_golden_bytes(tmp_path: Path, bundled_build: Path) -> None:
+    """A copy of content/ and site.yml, with the results of its posts' runs (the run's bundled build left them)."""
     site = tmp_path / "site"
     site.mkdir()
     shutil.copytree(REPO / "content", site / "content")

@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import shutil
 import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import REPO, chromium, run_cli, wait_for
+from helpers import REPO, chromium, wait_for
 
 PAGES = {  # every kind of page, as the issue names them
     "home": "/",
@@ -41,15 +40,9 @@ UNSEARCHED = [p for k, p in PAGES.items() if k != "search"]  # the search page i
 
 
 @contextlib.contextmanager
-def serve_bundled_site(tmp: Path) -> Iterator[tuple[str, list[str]]]:
-    """The bundled site (as test_golden builds it) served over HTTP: its address, and the paths that were 404."""
-    site = tmp / "site"
-    site.mkdir()
-    shutil.copytree(REPO / "content", site / "content")
-    shutil.copy(REPO / "site.yml", site / "site.yml")
-    if (REPO / ".cache" / "exec").is_dir():
-        shutil.copytree(REPO / ".cache" / "exec", site / ".cache" / "exec")
-    run_cli("build", "--source", str(site), "--output", str(tmp / "out"), check=True)
+def serve_bundled_site(out: Path) -> Iterator[tuple[str, list[str]]]:
+    """The bundled site's output (`bundled_build`, built once for the run) served over HTTP: its address, and the
+    paths that were 404."""
     missing: list[str] = []
 
     class Handler(http.server.SimpleHTTPRequestHandler):
@@ -61,7 +54,7 @@ def serve_bundled_site(tmp: Path) -> Iterator[tuple[str, list[str]]]:
                 missing.append(self.path)
             super().send_error(code, *args, **kwargs)  # type: ignore[arg-type]
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(tmp / "out")))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(out)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", missing
@@ -71,8 +64,8 @@ def serve_bundled_site(tmp: Path) -> Iterator[tuple[str, list[str]]]:
 
 
 @pytest.fixture(scope="module")
-def bundled(tmp_path_factory) -> Iterator[tuple[str, list[str]]]:
-    with serve_bundled_site(tmp_path_factory.mktemp("bundled")) as served:
+def bundled(bundled_build: Path) -> Iterator[tuple[str, list[str]]]:
+    with serve_bundled_site(bundled_build) as served:
         yield served
 
 

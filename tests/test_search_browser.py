@@ -5,6 +5,7 @@ either language's pages; the search page (where the box goes without JavaScript)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from helpers import chromium, wait_for
@@ -19,8 +20,8 @@ CHINESE = "/blog/2026/learning-in-the-llm-era/"
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory) -> Iterator[str]:
-    with serve_bundled_site(tmp_path_factory.mktemp("search-browser")) as (url, _):
+def base(bundled_build: Path) -> Iterator[str]:
+    with serve_bundled_site(bundled_build) as (url, _):
         yield url
 
 
