@@ -43,9 +43,9 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 test: $(STAMP) $(BROWSER) $(AXE) lint docs
-	# three at a time on two cores, a file to a worker, longest first (tests/conftest.py; the files that start Ray
-	# clusters are one unit): many tests wait on Chromium or a subprocess (383-391 s against 460 s with two)
-	$(PY) -m pytest -q -n 3 --dist loadgroup --no-loadscope-reorder -m 'not serial' --durations=15
+	# three at a time on two cores, a file to a worker, longest first (tests/conftest.py; no two Ray
+	# clusters at once): many tests wait on Chromium or a subprocess (383-391 s against 460 s with two)
+	$(PY) -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder -m 'not serial' --durations=15
 	$(PY) -m pytest -q -m serial --durations=5  # the tests that time what they wait for, alone
 
 import-check: $(STAMP)  # import, build and check each real blog source of ../shared/corpus/sources

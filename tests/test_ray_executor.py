@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import shared_lock
 from helpers import assert_one_line_error, make_site, wait_for
 from test_execute import exec_post, line_of, out, post_line, summary
 
@@ -134,8 +135,15 @@ def start_head(work: Path, cpus: int = 1):
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_cluster_at_a_time(request):
+    """No other worker starts a Ray cluster while this file's run (the bundled build's posts: tests/conftest.py)."""
+    with shared_lock(request.config, "ray"):
+        yield
+
+
 @pytest.fixture(scope="module")
-def ray_head(tmp_path_factory):
+def ray_head(tmp_path_factory, one_cluster_at_a_time):
     """One head for the tests that do not stop it."""
     with start_head(tmp_path_factory.mktemp("ray-head"), cpus=2) as head:
         yield head
