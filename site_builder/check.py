@@ -79,7 +79,7 @@ def check_site(root: Path, options: ExecOptions) -> CheckReport:
     parsed = [pp for pp in every if pp.post.execute]
     warnings = [*config.warnings, *(w for p in posts for w in p.warnings)]
     warnings += [w for pp in every for w in pp.warnings()]
-    runs = run_posts(parsed, config.root / EXEC_CACHE, options, config.exec)
+    runs = run_posts(parsed, config.root / EXEC_CACHE, options, config.exec, warn=warnings.append)
     warnings += [w for run in runs.values() for w in run.problems()]  # what a run could not do as asked
     idle = {pp.post.rel: doctest for pp in every if not pp.post.execute and (doctest := _python(pp)) is not None}
     return CheckReport(runs, sorted_warnings(warnings), {pp.post.rel: pp for pp in parsed}, dict(sorted(idle.items())))

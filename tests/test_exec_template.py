@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import time
 
 import pytest
-from helpers import make_site
+from helpers import make_site, run_cli
 from test_execute import check, exec_post, line_of, summary
 from test_pytest_plugin import run_pytest
 
@@ -71,8 +72,14 @@ def test_preload_that_fails_is_a_warning_and_posts_still_run(tmp_path):
     exec_post(site, "a.md", "```python\nx = 1\n```\n")
     proc = check(site)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "exec: preload: no_such_module_here: ModuleNotFoundError" in proc.stdout + proc.stderr
-    assert summary(proc) == "1 passed, 0 failed"
+    assert "warning: site.yml: exec: preload: no_such_module_here: ModuleNotFoundError" in proc.stderr
+    assert summary(proc) == "1 passed, 0 failed, 1 warning"  # in the problem list, counted with the others
+    strict = check(site, "--strict", "--rerun")  # a cached run starts nothing to preload for
+    assert strict.returncode == 1 and "error: site.yml: exec: preload: no_such_module_here" in strict.stderr
+    assert strict.stderr.rstrip().endswith("error: 1 warning is an error under --strict"), strict.stderr
+    shutil.rmtree(site / ".cache")
+    built = run_cli("build", "--source", str(site), "--strict")  # the build, too
+    assert built.returncode == 1 and "error: site.yml: exec: preload: no_such_module_here" in built.stderr
 
 
 def _fresh_interpreter() -> float:

@@ -492,3 +492,26 @@ def test_al_folio_sizes_link_their_originals_and_the_report_counts_what_the_sour
         " content/assets/img/trip/gone.png, static/assets/audio/a.mp3, static/assets/img/trip/gone2-480.webp"
     )
     assert "_posts/2020-01-02-a.md: 3 image(s) the post shows are not in the source folder" in proc.stderr
+
+
+def test_tags_one_spelling_and_katex_macros_as_for_hugo_and_pelican(tmp_path):
+    """A category "Optimization" and another post's tag "optimization" are one tag here: the import writes the
+    spelling the build shows (the most common), so the build has nothing to warn about; KaTeX's `\\textup`, which
+    math-core lacks, becomes a `math_macros` entry, as the Hugo and Pelican imports do."""
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nurl: https://ex.org\npermalink: /:year/:title/\n",  # categories not in the URL: they join the tags
+        {
+            "_posts/2020-01-02-a.md": "---\ntitle: a\ncategories: [Optimization]\n---\nSee $\\textup{x}$.\n",
+            "_posts/2020-01-03-b.md": "---\ntitle: b\ntags: [optimization]\n---\ny\n",
+            "_posts/2020-01-04-c.md": "---\ntitle: c\ntags: [optimization, Optimization]\n---\nz\n",
+        },
+    )
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    assert [front(new / f"content/posts/2020-01-0{d}-{n}.md")["tags"] for d, n in ((2, "a"), (3, "b"), (4, "c"))] == [
+        ["optimization"]
+    ] * 3
+    assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["math_macros"] == {"textup": "\\textrm{#1}"}
+    proc = run_cli("build", "--source", str(new), "--strict")
+    assert proc.returncode == 0 and "warning" not in proc.stderr and "error" not in proc.stderr, proc.stderr

@@ -276,7 +276,10 @@ def _execute(ctx: BuildContext, results: list[Loaded], published: set[int], opti
     if ctx.aside is not None:
         known = ctx.aside.lookup(list(parsed.values()), ctx.config.exec)
     else:
-        known = RunsKnown(run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec), {})
+        known = RunsKnown(
+            run_posts(list(parsed.values()), ctx.root / EXEC_CACHE, options, ctx.config.exec, warn=ctx.warnings.append),
+            {},
+        )
     runs = known.runs
     failed = [run for run in runs.values() if not run.ok]
     if failed and not ctx.keep_going:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from site_builder.config.siteexec import SiteExec
+    from site_builder.errors import SiteWarning
     from site_builder.execute.executors import Started
     from site_builder.execute.options import ExecOptions
     from site_builder.execute.results import PostRun
@@ -27,11 +28,13 @@ def run_posts(
     site: SiteExec | None = None,
     on_run: Callable[[str, PostRun], None] | None = None,
     started: Started | None = None,
+    warn: Callable[[SiteWarning], None] | None = None,
 ) -> dict[str, PostRun]:
     """Run every executing post (from the cache when unchanged); returns runs by post path. `site`: site.yml's
     `exec:` (variables passed by name, network, preload). `on_run` is told each run as soon as it is known (the
     pytest plugin reports a post's blocks while others still run). `started`: a template process started earlier
-    for the site (run_all), which the run closes."""
+    for the site (run_all), which the run closes. `warn` is given what the command's problem list should hold (a
+    preload module that failed); without it, that is printed as progress."""
     from site_builder.execute.executors import run_all
     from site_builder.execute.job import Job, make_job
     from site_builder.execute.report import Progress
@@ -66,8 +69,12 @@ def run_posts(
     finally:
         progress.close()
         store.flush()
-    if options.progress is not None:
-        for note in notes:
+    from site_builder.errors import SiteWarning
+
+    for note in notes:
+        if warn is not None:
+            warn(SiteWarning(note, "site.yml"))
+        elif options.progress is not None:
             options.progress(f"warning: site.yml: {note}")
     return _finish(runs, options, executing)
 
