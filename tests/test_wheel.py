@@ -56,15 +56,21 @@ def installed(dist: Path, tmp_path_factory) -> Path:
     wheels = list(dist.glob("site_builder-*.whl"))
     assert len(wheels) == 1, wheels
     work = tmp_path_factory.mktemp("wheel")
-    venv.EnvBuilder(with_pip=True).create(work / "venv")
-    bin_dir = work / "venv" / "bin"
-    _run(bin_dir / "python", "-m", "pip", "install", "-q", wheels[0], cwd=work, env=_clean_env())
+    bin_dir = _fresh_venv(work / "venv")
+    _run(*_pip(bin_dir), "install", "-q", wheels[0], cwd=work, env=_clean_env())
     return bin_dir
 
 
 def _fresh_venv(where: Path) -> Path:
-    venv.EnvBuilder(with_pip=True).create(where)
+    """A new virtualenv (its bin/ folder), without a pip of its own: `_pip` installs into it (ensurepip took 5 s of
+    CPU a venv)."""
+    venv.EnvBuilder(with_pip=False).create(where)
     return where / "bin"
+
+
+def _pip(bin_dir: Path) -> list[str | Path]:
+    """pip, installing into the virtualenv of `bin_dir` (`pip --python`, as a user's `pip install` there does)."""
+    return [sys.executable, "-m", "pip", "--python", bin_dir / "python"]
 
 
 def test_the_release_passes_twine_and_its_sdist_installs_with_the_theme(dist: Path, tmp_path: Path) -> None:
@@ -184,18 +190,7 @@ def _installs_from_requirements(site: Path, where: Path) -> str:
     """`pip install -r requirements.txt` in the site's folder, into a fresh venv (site-builder alone: its
     dependencies come from an index as usual); the version of site-builder it installed."""
     bin_dir = _fresh_venv(where)
-    _run(
-        bin_dir / "python",
-        "-m",
-        "pip",
-        "install",
-        "-q",
-        "--no-deps",
-        "-r",
-        "requirements.txt",
-        cwd=site,
-        env=_clean_env(),
-    )
+    _run(*_pip(bin_dir), "install", "-q", "--no-deps", "-r", "requirements.txt", cwd=site, env=_clean_env())
     return _run(bin_dir / "python", "-c", _LIST_FILES, cwd=site, env=_clean_env()).splitlines()[0]
 
 
@@ -212,7 +207,7 @@ def test_init_from_a_repository_pins_its_commit(installed: Path, tmp_path: Path)
     _run(*git, "commit", "-q", "-m", "release")
     commit = _run(*git, "rev-parse", "HEAD").strip()
     bin_dir = _fresh_venv(tmp_path / "venv")
-    _run(bin_dir / "python", "-m", "pip", "install", "-q", "--no-deps", f"git+file://{repo}@{commit}", env=_clean_env())
+    _run(*_pip(bin_dir), "install", "-q", "--no-deps", f"git+file://{repo}@{commit}", env=_clean_env())
     # its dependencies from the wheel's venv (already installed there), after its own site-packages
     packages = next((installed.parent / "lib").glob("python3*/site-packages"))
     own = next((tmp_path / "venv" / "lib").glob("python3*/site-packages"))
