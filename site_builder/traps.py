@@ -16,6 +16,7 @@ from markdown_it.token import Token
 
 from site_builder.conventions import closed, comments, declared, drop_options, phmdoctest_roles
 from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, warn
+from site_builder.myst_code import plain_fences
 from site_builder.sybil_convention import indented_fence
 
 
@@ -125,6 +126,8 @@ def other_tools(state: StateCore) -> None:
             seen.add(kind)
             warn(state, tok, message)
 
+    if "sybil" not in read:  # MyST's code directives as the fences they stand for (Sybil's convention reads them)
+        plain_fences(state, executes, once)
     tokens = state.tokens
     paired = {i for i, role in phmdoctest_roles(tokens).items() if role == "output"} if executes else set()
     bare: list[Token] = []

@@ -274,3 +274,60 @@ def test_the_bundled_posts_hold_no_trap():
     config = load_config(REPO)
     found = [str(w) for p in load_posts(config) for w in parse_post(p).env.get("warnings", [])]
     assert found == []
+
+
+MYST_CODE = """
+    Text.
+
+    ```{code-block} python
+    :caption: demo.py
+    :emphasize-lines: 1
+    :name: demo
+    x = 1
+    print(x + 1)
+    ```
+
+    ```output
+    2
+    ```
+
+    ```{doctest}
+    >>> x * 10
+    100
+    ```
+
+    ```{eval-rst}
+    .. note:: hi
+    ```
+    """
+
+
+def test_myst_code_directives_are_the_fences_they_stand_for(tmp_path):
+    """```{code-block} python is a python block (its option lines out of the code, `:caption:` and
+    `:emphasize-lines:` shown, any other named), ```{doctest} a doctest session, ```{eval-rst} text with a warning:
+    they were code with "unknown code block option 'code-block'" and the option lines inside it."""
+    site = make_site(tmp_path / "site")
+    path = post(site, "run.md", MYST_CODE, execute=True)
+    shown_path = post(site, "shown.md", MYST_CODE, execute=False)
+    proc = run_cli("build", "--source", str(site), "--keep-going")
+    assert proc.returncode == 1, out(proc)  # the doctest fails, at its example's line, as Sybil fails it
+    rel = "content/posts/run.md"
+    assert f"{rel}:{line_of(path, '>>> x * 10')}: OutputMismatch: expected '100', got '10'" in proc.stderr, out(proc)
+    fence, rst = line_of(path, "{code-block}"), line_of(path, "{eval-rst}")
+    assert warnings(proc, rel) == [
+        f"{rel}:{fence}: MyST code-block options not read here: :name:, ignored (read: linenos, emphasize-lines, "
+        "caption)",
+        f"{rel}:{rst}: a ```{{eval-rst}} block holds reStructuredText, which MyST renders; here it is shown as its text",
+    ], out(proc)
+    assert "unknown code block option" not in proc.stderr, out(proc)
+    shown = "content/posts/shown.md"
+    assert (
+        f"{shown}:{line_of(shown_path, '{doctest}')}: a ```{{doctest}} block is checked by Sybil; here it is shown, not "
+        "run: add `execute: true` to the front matter (it then runs as a doctest)" in warnings(proc, shown)
+    ), out(proc)
+    page = (site / "output" / "blog" / "2024" / "run" / "index.html").read_text(encoding="utf-8")
+    assert (
+        '<span class="code-title">demo.py</span>' in page and '<span class="line hl"><span class="n">x</span>' in page
+    )
+    assert ":caption:" not in page and ":name:" not in page and 'class="output verified"' in page
+    assert 'class="language-pycon"' in page and "{doctest}" not in page
