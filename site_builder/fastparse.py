@@ -47,6 +47,7 @@ INLINE_CHARS = {
     "escape": "\\",
     "math_environment_inline": "\\",  # mathsyntax's: `\begin{equation}`, `\eqref{a}`
     "backticks": "`",
+    "myst_role": "{",
     "strikethrough": "~",
     "emphasis": "_*",
     "link": "[",

@@ -27,6 +27,7 @@ from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.myst_directives import CODE_DIRECTIVES, myst_directives
+from site_builder.myst_roles import myst_roles_plugin
 from site_builder.templatecode import template_code
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
@@ -290,6 +291,7 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.after("github-tasklists", "task_list_role", _task_list_role)
     md.use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
     md.use(math_syntax_plugin)
+    md.use(myst_roles_plugin)  # `` {math}`x^2` ``
     md.use(
         anchors_plugin,
         min_level=1,
