@@ -1,4 +1,4 @@
-"""kill -9 mid-build (issue 17, hardening, item 2): an 800-post site, five builds killed at random moments, and three
+"""kill -9 mid-build (issue 17, hardening, item 2): an 800-post site, four builds killed at random moments, and three
 killed at the moments that matter most: while staging, as the output changes, and while the cache is written. (The
 issue's 3,000 posts and ten rounds cost CI a minute of its two cores; the kills land within a build's length
 whatever its size.)
@@ -32,7 +32,7 @@ from test_golden import bench_module
 
 POSTS = 800
 EDITS = 80  # posts edited before each killed build
-ROUNDS = 5
+ROUNDS = 4
 SEED = 1717
 MARKER = ".site-builder"  # the output's marker: a random build id, the one file a clean build makes differently
 CONFIG = "url: https://bench.example\nposts_per_page: 10\nsearch: false\n"

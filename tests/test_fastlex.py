@@ -21,13 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 # Real text of many kinds: posts (Markdown, code, math), CSS, JavaScript, HTML templates, a Makefile, Python,
 # YAML, and a line of characters that trip lexers up (control bytes, CJK, unbalanced quotes and comments).
 SAMPLES = [
-    *(p.read_text(encoding="utf-8")[:1200] for p in sorted((ROOT / "content" / "posts").glob("*.md"))[:3]),
-    (ROOT / "site_builder/themes/default/static/css/site.css").read_text()[:1200],
-    (ROOT / "site_builder/themes/default/static/js/gallery.js").read_text()[:1200],
-    (ROOT / "site_builder/themes/default/templates/base.html").read_text()[:1200],
-    (ROOT / "Makefile").read_text()[:1200],
-    (ROOT / "site_builder/fastlex.py").read_text()[:1200],
-    (ROOT / "site.yml").read_text()[:1200],
+    *(p.read_text(encoding="utf-8")[:800] for p in sorted((ROOT / "content" / "posts").glob("*.md"))[:3]),
+    (ROOT / "site_builder/themes/default/static/css/site.css").read_text()[:800],
+    (ROOT / "site_builder/themes/default/static/js/gallery.js").read_text()[:800],
+    (ROOT / "site_builder/themes/default/templates/base.html").read_text()[:800],
+    (ROOT / "Makefile").read_text()[:800],
+    (ROOT / "site_builder/fastlex.py").read_text()[:800],
+    (ROOT / "site.yml").read_text()[:800],
     "\x00\t odd \r\n text é 中文 \\ ' \" ` $ # // /* */ <!-- --> {{ }} @ %%\n\n\n",
     HIGHLIGHT_SAMPLE,  # names beyond ASCII, shell and template syntax
     HIGHLIGHT_SAMPLE.replace("é", "𝑥🎉").replace("中", "𐐀"),  # characters beyond U+FFFF
