@@ -46,7 +46,8 @@ test: $(STAMP) $(BROWSER) $(AXE) lint docs
 	# three at a time on two cores, a file to a worker, longest first (tests/conftest.py; no two Ray
 	# clusters at once): many tests wait on Chromium or a subprocess (383-391 s against 460 s with two)
 	$(PY) -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder -m 'not serial' --durations=15
-	$(PY) -m pytest -q -m serial --durations=5  # the tests that time what they wait for, alone
+	# the tests that time what they wait for, alone; only the files that hold one are collected (7 s fewer)
+	$(PY) -m pytest -q -m serial --durations=5 $$(grep -l 'pytest.mark.serial' tests/test_*.py)
 
 import-check: $(STAMP)  # import, build and check each real blog source of ../shared/corpus/sources
 	$(PY) bench/import_sources.py
