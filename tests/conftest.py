@@ -17,11 +17,17 @@ import contextlib
 import fcntl
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import REPO, run_cli
+
+# pytest keeps the test modules it rewrote (for its assertion messages) in tests/__pycache__: with
+# PYTHONDONTWRITEBYTECODE set, as on this machine, each of `make test`'s five pytest processes rewrote every test file
+# again (~5 s of CPU each). The programs the tests start keep the environment's setting.
+sys.dont_write_bytecode = False
 
 # the files that take longest, longest first (the `--durations` of a CI run); every other file keeps its place after.
 # Each worker is given two at the start: test_fidelity's bundled build is done before the others that read it begin.
