@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -161,3 +163,25 @@ def test_a_lang_that_is_not_a_language_tag_is_a_warning_and_the_site_is_still_in
     assert not [
         p for p in (root / "output/pagefind").iterdir() if p.is_file() and p.name not in (ENTRY.name, "pages.json")
     ]
+
+
+def test_search_documents_a_killed_build_left_in_ram_are_removed_by_the_next(site: Path):
+    """A build killed while Pagefind read a shard's documents leaves them in /dev/shm (RAM) for ever: the next
+    build removes each such folder whose build no longer runs, and keeps those of builds that still do."""
+    from site_builder.write.search import SCRATCH_PREFIX, _scratch
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no process has now
+    folder = Path(_scratch() or os.environ.get("TMPDIR", "/tmp"))
+    stale = folder / f"{SCRATCH_PREFIX}{gone.pid}-2024-test"
+    alive = folder / f"{SCRATCH_PREFIX}{os.getpid()}-2024-test"
+    try:
+        for made in (stale, alive):
+            (made / "blog").mkdir(parents=True)
+            (made / "blog" / "index.html").write_text("<p>words</p>", encoding="utf-8")
+        build(site)
+        assert not stale.exists(), "a killed build's search documents are still in RAM"
+        assert (alive / "blog" / "index.html").is_file(), "a running build's documents were removed"
+    finally:
+        for made in (stale, alive):
+            subprocess.run(["rm", "-rf", str(made)], check=False)
