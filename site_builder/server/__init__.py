@@ -6,7 +6,6 @@ import gc
 import os
 import shutil
 import signal
-import tempfile
 import threading
 import time
 import webbrowser
@@ -25,6 +24,7 @@ from site_builder.server.report import Preview, Printed
 from site_builder.server.runs import BackgroundRuns
 from site_builder.server.search import SearchIndexer
 from site_builder.server.watch import Watcher
+from site_builder.util import scratch
 from site_builder.util.files import atomic_write
 from site_builder.write.theme import find_theme
 
@@ -266,7 +266,7 @@ def serve(
     made, the temporary output included, whatever moment the signal came."""
     root = root.resolve()
     stop = stop or threading.Event()
-    workdir = Path(tempfile.mkdtemp(prefix="site-builder-serve-", dir=memory_folder()))
+    workdir = scratch.make("site-builder-serve-", memory_folder())  # a killed serve's is removed by the next
     previous = _stop_on_signals()
     parts = _Running()
     try:

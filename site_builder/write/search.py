@@ -30,12 +30,12 @@ import importlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_builder.errors import SiteWarning
+from site_builder.util import scratch
 from site_builder.util.files import write_new
 from site_builder.write.searchdocs import search_document
 from site_builder.write.searchshards import (
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     import subprocess
 
 SEARCH_DIR = "pagefind"
-SCRATCH_PREFIX = "site-builder-search-"  # + the build's pid: a shard's search documents, while Pagefind reads them
+SCRATCH_PREFIX = "site-builder-search-"  # a shard's search documents, while Pagefind reads them (util/scratch.py)
 ENTRY = "pagefind-entry.json"  # written last by Pagefind in a shard's bundle: a bundle without it is not whole
 TIMEOUT = 600.0
 # what a post's page shows beside its words, kept out of the index and so out of the results' excerpts
@@ -97,7 +97,6 @@ def index_site(
     binary = pagefind()
     if binary is None:
         return SiteWarning("search index not built: Pagefind is not installed (pip install 'pagefind[extended]')")
-    remove_stale_scratch()
     new, old = _new(output), output.parent / f".{output.name}.{SEARCH_DIR}-old"
     for leftover in (new, old):
         shutil.rmtree(leftover, ignore_errors=True)
@@ -223,7 +222,7 @@ def _shard(
     """Index one shard's pages into new/name: "" or why Pagefind failed. Pagefind reads their search documents
     (write/searchdocs.py), written under the pages' paths in a folder of their own (in memory where there is
     /dev/shm)."""
-    site = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{name}-", dir=_scratch()))
+    site = scratch.make(SCRATCH_PREFIX, _scratch())
     try:
         for rel in shards.pages[name]:
             target = site / rel
@@ -244,28 +243,6 @@ def _shard(
 def _scratch() -> str | None:
     """/dev/shm when it can be written (RAM), else the system's temporary folder."""
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
-
-
-def remove_stale_scratch() -> None:
-    """The search documents a killed build left in the scratch folder (RAM, in /dev/shm): each folder is named by
-    the pid of the build that made it, and removed when no such process runs, or it is another user's."""
-    folder = _scratch() or tempfile.gettempdir()
-    try:
-        entries = [
-            e for e in os.scandir(folder) if e.name.startswith(SCRATCH_PREFIX) and e.is_dir(follow_symlinks=False)
-        ]
-    except OSError:
-        return
-    for entry in entries:
-        pid = entry.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or entry.stat(follow_symlinks=False).st_uid != os.getuid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry.path, ignore_errors=True)
-        except OSError:
-            continue
 
 
 def _languages(bundle: Path) -> list[str]:
