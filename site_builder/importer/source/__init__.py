@@ -10,6 +10,8 @@ Importers are readers into one writer:
   `SiteSettings`, each post and page into a `SourceDoc` (front matter in our keys, the URL the source generator
   gave it as `permalink`, the body converted by its list of `rules.py` rules), and lists the `SourceFile`s the docs
   use (`assets.py` finds and resolves them). It writes nothing.
+- What every generator's site needs after its reader (`finish`): the `math_macros` its formulas use that math-core
+  lacks (`mathjax.py`), one spelling for tags that differ only in case (`tagcase.py`).
 - `writer.py` writes NEW_SITE (refusing a non-empty one, never overwriting) and counts what it wrote;
   `report.py` is what the command prints.
 
@@ -22,7 +24,9 @@ import importlib
 from pathlib import Path
 
 from site_builder.errors import SiteError
+from site_builder.importer.source import mathjax, tagcase
 from site_builder.importer.source.detect import detect
+from site_builder.importer.source.model import SourceSite
 from site_builder.importer.source.report import SourceReport
 from site_builder.importer.source.writer import check_target, write_site
 
@@ -43,7 +47,14 @@ def import_source(old: Path, new: Path) -> SourceReport:
     except ModuleNotFoundError:
         raise SiteError(f"importing a {found.generator} site is not supported yet", found.config) from None
     site = reader.read(old, found.config)
+    finish(site)
     return write_site(site, new)
+
+
+def finish(site: SourceSite) -> None:
+    """The steps after any reader (module docstring)."""
+    site.settings.math_macros = mathjax.site_macros(site.docs)
+    tagcase.unify(site.docs)
 
 
 __all__ = ["SourceReport", "import_source"]

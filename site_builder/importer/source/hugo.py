@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, tagcase
+from site_builder.importer.source import assets, common, mathjax
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -291,6 +291,4 @@ def read(root: Path, config: Path) -> SourceSite:
                     )
                 )
     settings = _settings(site, [d for d in docs if d.kind == "page"], notes)
-    settings.math_macros = mathjax.site_macros(docs)
-    tagcase.unify(docs)
     return SourceSite("hugo", root, settings, docs, assets.merge(found), problems, notes, missing)

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 
 from site_builder.errors import SiteError
-from site_builder.importer.source import assets, common, kramdown, liquid, mathjax, tagcase
+from site_builder.importer.source import assets, common, kramdown, liquid
 from site_builder.importer.source.bibtex import read_bib, scholar_rules
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
@@ -292,8 +292,6 @@ def read(old: Path, config: Path) -> SourceSite:
             found.append(SourceFile(origin, "static", unquote(urlsplit(image).path).lstrip("/")))
     _redirect_pages(redirects, docs + pages, problems)
     settings, notes = _settings(site, root, pages)
-    settings.math_macros = mathjax.site_macros(docs + pages)  # as the Hugo and Pelican readers do
-    tagcase.unify(docs + pages)
     if skipped:
         notes.append("pages not imported (made by the old theme from the posts, or empty): " + ", ".join(skipped))
     return SourceSite("jekyll", old, settings, docs + pages, assets.merge(found), problems, notes, absent)

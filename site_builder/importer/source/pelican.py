@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, pelican_tags, tagcase
+from site_builder.importer.source import assets, common, mathjax, pelican_tags
 from site_builder.importer.source.front import parse_date, split
 from site_builder.importer.source.model import (
     ImportProblem,
@@ -300,8 +300,6 @@ def read(root: Path, config: Path) -> SourceSite:
     _drop_shared_folder_category(docs)
     pages = [d for d in docs if d.kind == "page"]
     settings = _settings(site, root, pages)
-    settings.math_macros = mathjax.site_macros(docs)
-    tagcase.unify(docs)
     return SourceSite("pelican", root, settings, docs, assets.merge(found), problems, [], missing)
 
 
