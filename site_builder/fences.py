@@ -31,6 +31,21 @@ def fence_info(info: str) -> tuple[str, dict[str, str]]:
     return (lang[0] if lang else ""), options
 
 
+def info_string(lang: str, options: dict[str, str]) -> str:
+    """A fence's info string from its language and options, as `fence_info` reads it back: `python {skip
+    title="a file.py"}` (a value with a space or a quote is quoted)."""
+    words = []
+    for name, value in options.items():
+        if not value:
+            words.append(name)
+        elif not any(c in value for c in " ,'\"}"):
+            words.append(f"{name}={value}")
+        else:
+            quote = "'" if '"' in value else '"'
+            words.append(f"{name}={quote}{value.replace(quote, '').replace('}', '')}{quote}")
+    return lang + (" {" + " ".join(words) + "}" if words else "")
+
+
 def env_line(env: MutableMapping[str, Any], tok: Token) -> int | None:
     return env.get("line_offset", 1) + tok.map[0] if tok.map else None
 

@@ -20,7 +20,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from site_builder.conventions import drop_options
-from site_builder.fences import fence_info, warn
+from site_builder.fences import fence_info, info_string, warn
 from site_builder.sybil_convention import SYBIL_DIRECTIVES
 
 # MyST's code-block options this site shows, by the fence option that shows them
@@ -52,10 +52,10 @@ def plain_fences(state: StateCore, executes: bool, once: Callable[[str, Token, s
                 else:
                     unread.append(f":{key}:")
                     first = first or at
-            tok.info = _info(lang, options)
+            tok.info = info_string(lang, options)
         elif not lang and "doctest" in options:
             del options["doctest"]
-            tok.info = _info("pycon", options)
+            tok.info = info_string("pycon", options)
             if not executes:
                 once("doctest", tok, DOCTEST_NOT_RUN)
         elif not lang and "eval-rst" in options:
@@ -70,14 +70,3 @@ def _value(key: str, value: str) -> str:
     if key == "emphasize-lines":  # MyST's `2,4-6` is `2 4-6` here
         return " ".join(part for part in value.replace(",", " ").split())
     return value.strip()
-
-
-def _info(lang: str, options: dict[str, str]) -> str:
-    words = []
-    for name, value in options.items():
-        if not value:
-            words.append(name)
-        else:
-            quote = "'" if '"' in value else '"'
-            words.append(f"{name}={quote}{value.replace(quote, '')}{quote}")
-    return lang + (" {" + " ".join(words) + "}" if words else "")

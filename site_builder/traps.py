@@ -15,7 +15,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from site_builder.conventions import closed, comments, declared, drop_options, phmdoctest_roles
-from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, warn
+from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, info_string, warn
 from site_builder.myst_code import plain_fences
 from site_builder.sybil_convention import indented_fence
 
@@ -236,6 +236,5 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
             f"code cell options not read here: {', '.join(unread)} (the tags skip-execution, remove-cell and "
             "raises-exception are read as {skip}, {hide} and {raises=Exception})",
         )
-    words = [name + (f"={value}" if value else "") for name, value in options.items()]
-    tok.info = ("python" if lang in _PY_KERNELS else lang) + (" {" + " ".join(words) + "}" if words else "")
+    tok.info = info_string("python" if lang in _PY_KERNELS else lang, options)
     tok.map = moved
