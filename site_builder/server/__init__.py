@@ -266,7 +266,9 @@ def serve(
     made, the temporary output included, whatever moment the signal came."""
     root = root.resolve()
     stop = stop or threading.Event()
-    workdir = scratch.make("site-builder-serve-", memory_folder())  # a killed serve's is removed by the next
+    memory = memory_folder()
+    scratch.remove_stale("site-builder-serve-", memory)  # what a killed serve left
+    workdir = scratch.make("site-builder-serve-", memory)
     previous = _stop_on_signals()
     parts = _Running()
     try:

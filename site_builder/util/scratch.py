@@ -12,8 +12,7 @@ from pathlib import Path
 
 def make(prefix: str, folder: str | None) -> Path:
     """A new folder in `folder` (None: the temporary folder), named by `prefix`, this process's pid, and a random
-    part; first the folders of `prefix` that dead processes left there are removed."""
-    remove_stale(prefix, folder)
+    part."""
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=folder))
 
 

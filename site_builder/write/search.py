@@ -97,6 +97,7 @@ def index_site(
     binary = pagefind()
     if binary is None:
         return SiteWarning("search index not built: Pagefind is not installed (pip install 'pagefind[extended]')")
+    scratch.remove_stale(SCRATCH_PREFIX, _scratch())  # what a killed build left, once (a shard's folder each)
     new, old = _new(output), output.parent / f".{output.name}.{SEARCH_DIR}-old"
     for leftover in (new, old):
         shutil.rmtree(leftover, ignore_errors=True)
