@@ -49,9 +49,11 @@ LONGEST = [
 ]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.has_plugin("bundled-first"):  # a plugin, not this conftest: content/ is not under it
-        config.pluginmanager.register(BundledFirst(), "bundled-first")
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(BundledFirst(), "bundled-first")  # a plugin: content/ is not under this conftest
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST)))  # stable: the rest keep their order
 
