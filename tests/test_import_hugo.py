@@ -309,3 +309,35 @@ def test_hugo_math_written_for_goldmark_escapes_is_unescaped(tmp_path, config, b
     old = write(tmp_path / "old", {"config.toml": config, "content/posts/m.md": body})
     import_source(old, tmp_path / "new")
     assert expected in front(tmp_path / "new/content/posts/m.md")[1]
+
+
+@pytest.mark.parametrize(
+    ("files", "post"),
+    [
+        (
+            {"hugo.toml": 'title = "H"\n', "content/posts/p.md": "---\ntitle: P\ndate: 2021-01-01\n---\n\n"},
+            "content/posts/p.md",
+        ),
+        (
+            {"pelicanconf.py": "SITENAME = 'P'\n", "content/p.md": "Title: P\nDate: 2021-01-01\n\n"},
+            "content/p.md",
+        ),
+        ({"_config.yml": "title: J\n", "_posts/2021-01-01-p.md": "---\ntitle: P\n---\n\n"}, "_posts/2021-01-01-p.md"),
+    ],
+    ids=["hugo", "pelican", "jekyll"],
+)
+def test_each_reader_names_the_post_whose_images_the_source_lacks(tmp_path, files, post):
+    """Every reader's posts alike: a post showing images the source folder lacks is named in a warning at the
+    post, beside the report's count (only the Jekyll reader did this before)."""
+    body = "![a](/img/gone.png) and ![b](/img/gone2.jpg), a [file](/files/x.pdf) and ![ok](/img/here.png)\n"
+    files = {
+        **files,
+        post: files[post] + body,
+        "static/img/here.png": "PNG",
+        "img/here.png": "PNG",
+        "content/img/here.png": "PNG",
+    }
+    old = write(tmp_path / "old", files)
+    proc = run_cli("import", str(old), str(tmp_path / "new"), check=True)
+    assert f"{post}: 2 image(s) the post shows are not in the source folder, e.g. /img/gone.png" in proc.stderr
+    assert "here.png" not in proc.stderr

@@ -150,8 +150,10 @@ def collect(
     files it uses (outside HTML comments) that the source tree does not have are added to `missing`; a reference
     found in another case is written with the file's name, and a problem naming both is added to `problems`; one
     `resolve` finds under another name (al-folio's `x-480.webp`, made from `x.jpg` when the site was built) is
-    written with that file's name."""
+    written with that file's name. A post that shows images the source lacks is named in one problem (each reader's
+    posts alike)."""
     out: list[SourceFile] = []
+    lacking: list[str] = []  # the images this doc shows that the source lacks
     shown = references(_COMMENT.sub("", doc.body)) if "<!--" in doc.body else None
     for ref, image in references(doc.body).items():
         if is_page_link(ref):
@@ -162,6 +164,7 @@ def collect(
                 is_image = _suffix(ref) in IMAGE_SUFFIXES
                 area, dest = _destination(doc, unquote(urlsplit(ref).path), image and is_image)
                 missing.append(MissingFile(ref, f"{area}/{dest}", is_image))
+                lacking += [ref] if is_image else []
             continue
         if (original := other_name(ref, origin)) != ref:
             doc.body = _renamed(doc.body, ref, original)
@@ -178,6 +181,9 @@ def collect(
             ref = real
         area, dest = _destination(doc, unquote(urlsplit(ref).path), image and origin.suffix.lower() in IMAGE_SUFFIXES)
         out.append(SourceFile(origin, area, dest))
+    if lacking and problems is not None:
+        message = f"{len(lacking)} image(s) the post shows are not in the source folder, e.g. {lacking[0]}"
+        problems.append(ImportProblem(doc.rel, None, message))
     return out
 
 

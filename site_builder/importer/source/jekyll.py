@@ -280,12 +280,7 @@ def read(old: Path, config: Path) -> SourceSite:
     absent: list[MissingFile] = []
     for doc in docs + pages:
         problems += apply_rules(doc, rules, urls, values)
-        missing: list[MissingFile] = []
-        found += assets.collect(doc, resolve, missing, problems)
-        absent += missing
-        if images := [m.ref for m in missing if m.image]:
-            message = f"{len(images)} image(s) the post shows are not in the source folder, e.g. {images[0]}"
-            problems.append(ImportProblem(doc.rel, None, message))
+        found += assets.collect(doc, resolve, absent, problems)
         image = doc.meta.get("image")
         if isinstance(image, str) and image.startswith("/") and (origin := resolve(image, doc)) is not None:
             doc.meta["image"] = image = assets.other_name(image, origin)
