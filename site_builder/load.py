@@ -356,7 +356,7 @@ def load_posts(cfg: SiteConfig, include: Include | None = None) -> list[Post]:
             errors.append(exc)
     if errors:
         raise SiteErrors(errors, [w for p in posts for w in p.warnings])
-    return select_posts(posts, include or Include()).posts
+    return select_posts(posts, include or Include(future=cfg.future)).posts  # site.yml's `future: true` too
 
 
 def select_posts(posts: list[Post], include: Include) -> Selection:

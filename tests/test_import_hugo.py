@@ -341,3 +341,41 @@ def test_each_reader_names_the_post_whose_images_the_source_lacks(tmp_path, file
     proc = run_cli("import", str(old), str(tmp_path / "new"), check=True)
     assert f"{post}: 2 image(s) the post shows are not in the source folder, e.g. /img/gone.png" in proc.stderr
     assert "here.png" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("files", "post", "url"),
+    [
+        (
+            {
+                "hugo.toml": 'title = "H"\nbuildFuture = true\n',
+                "content/posts/p.md": "---\ntitle: P\ndate: 2999-01-01\n---\n",
+            },
+            "content/posts/p.md",
+            "posts/p",
+        ),
+        (
+            {"pelicanconf.py": "SITENAME = 'P'\n", "content/p.md": "Title: P\nDate: 2999-01-01\n"},
+            "content/p.md",
+            "p.html",
+        ),
+        (
+            {"_config.yml": "title: J\nfuture: true\n", "_posts/2999-01-01-p.md": "---\ntitle: P\n---\n"},
+            "_posts/2999-01-01-p.md",
+            "2999/01/01/p.html",
+        ),
+    ],
+    ids=["hugo-buildFuture", "pelican-default", "jekyll-future"],
+)
+def test_a_source_that_published_future_posts_keeps_them_published(tmp_path, files, post, url):
+    """Hugo with `buildFuture = true`, Jekyll with `future: true` and Pelican (WITH_FUTURE_DATES, on unless set)
+    published posts dated later: the import writes `future: true`, so the build publishes them at their URLs."""
+    files = {**files, post: files[post] + "\nLater text.\n"}
+    new = tmp_path / "new"
+    import_source(write(tmp_path / "old", files), new)
+    assert yaml.safe_load((new / "site.yml").read_text())["future"] is True
+    build(new)
+    page = new / "output" / url
+    assert (page / "index.html" if page.suffix != ".html" else page).is_file(), sorted(
+        new.joinpath("output").rglob("*.html")
+    )

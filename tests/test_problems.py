@@ -129,6 +129,19 @@ def test_future_posts_and_drafts_are_left_out_unless_asked_for(tmp_path):
     assert not (out / "blog/2999").exists()
 
 
+def test_site_yml_future_publishes_posts_dated_later_as_the_flag_does(tmp_path):
+    """`future: true` in site.yml (what the import writes for Hugo's buildFuture, Jekyll's `future: true`, Pelican's
+    default) publishes a post dated later on every build, as `--future` does once."""
+    root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\nfuture: true\n")
+    write_post(root, "later.md", "title: Later\ndate: 2999-01-01")
+    proc = build(root)
+    assert proc.returncode == 0 and proc.stderr == "" and "left out" not in proc.stdout, proc.stdout + proc.stderr
+    assert (root / "output/blog/2999/later/index.html").exists() and "Later" in (root / "output/feed.xml").read_text()
+    write_post(root, "code.md", "title: Code\ndate: 2999-02-01\nexecute: true", "```python\nassert 1 == 2\n```\n")
+    proc = run_cli("check", "--source", str(root))  # a published post's code is checked, dated later or not
+    assert proc.returncode == 1 and "content/posts/code.md" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
 def test_warnings_are_shown_with_an_error_found_after_loading(tmp_path):
     """A clash found late, or failing code, still shows every warning the build had found (site.yml's too)."""
     root = make_site(tmp_path / "site", "title: T\nurl: https://example.org\ntitel: oops\n")

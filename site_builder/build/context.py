@@ -140,7 +140,7 @@ class BuildContext:
             warnings,
             timings,
             strict,
-            dataclasses.replace(include or Include(), now=datetime.now(timezone.utc)),  # serve: now, each build
+            _include(include or Include(), config),
             files,
             loading_key,
         )
@@ -167,3 +167,9 @@ def _theme_digest(theme: Theme, files: list[ThemeFile]) -> str:
     stamps = [repr([str(d) for d in theme.dirs])]  # a theme folder appearing changes the loader
     stamps += [f.stamp for f in files if f.part not in ("static", "templates")]
     return content_key(*stamps)
+
+
+def _include(asked: Include, config: SiteConfig) -> Include:
+    """What this build publishes: as asked (--drafts, --future), with site.yml's `future: true`, as of now (serve:
+    each build's own now)."""
+    return dataclasses.replace(asked, future=asked.future or config.future, now=datetime.now(timezone.utc))

@@ -48,6 +48,12 @@ SITE_KEYS = (
     Key("feed_path", (str,), "feed.xml", "where the Atom feed is written"),
     Key("feed_id", (str,), "", "the feed's `<id>` (default: its absolute URL)"),
     Key("feed_limit", (int,), 10, "newest N posts in each feed (as jekyll-feed); 0 = all"),
+    Key(
+        "future",
+        (bool,),
+        False,
+        "publish posts dated in the future, as `build --future` does (Hugo's `buildFuture`, Jekyll's `future`)",
+    ),
     Key("search", (bool,), True, "a Pagefind search index of the posts (Chinese and Japanese words segmented)"),
     Key("languages", (dict, list), None, "the site's languages: code -> settings below (default: `language` alone)"),
     Key("math_macros", (dict,), {}, "TeX macros of every formula, as MathJax's: `E: \\mathbb{E}`, `vec: \\mathbf{#1}`"),

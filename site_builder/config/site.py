@@ -85,6 +85,7 @@ class SiteConfig:
     feed_path: str = "feed.xml"
     feed_id: str = ""
     feed_limit: int = 10  # newest posts in each feed, as jekyll-feed; 0 = all
+    future: bool = False  # publish posts dated in the future (as --future)
     search: bool = True  # a Pagefind index of the posts
     math_macros: dict[str, str] = field(default_factory=dict)  # TeX macro name (no backslash) -> its expansion
     exec: SiteExec = field(default_factory=SiteExec)  # for every executing post

@@ -246,6 +246,7 @@ def _settings(site: HugoSite, pages: list[SourceDoc], notes: list[str]) -> SiteS
         languages=[code for code in site.languages if code != site.default_lang],
         permalink=_permalink(site, notes),
         nav=_nav(site, pages),
+        extra={"future": True} if c.get("buildfuture") is True else {},
     )
 
 

@@ -168,6 +168,7 @@ def _settings(site: JekyllSite, root: Path, pages: list[SourceDoc]) -> tuple[Sit
         languages=[code for code in site.languages if code != site.default_lang],
         permalink=ours if ours.endswith("/") or not ours else ours + "/",
         nav=page_nav(site, root, pages),
+        extra={"future": True} if c.get("future") is True else {},
     )
     return settings, notes
 

@@ -300,7 +300,17 @@ def read(root: Path, config: Path) -> SourceSite:
     _drop_shared_folder_category(docs)
     pages = [d for d in docs if d.kind == "page"]
     settings = _settings(site, root, pages)
+    if site.get("WITH_FUTURE_DATES") is not False and any(_later(d) for d in docs if d.kind == "post"):
+        settings.extra["future"] = True  # Pelican publishes them (WITH_FUTURE_DATES, True unless set)
     return SourceSite("pelican", root, settings, docs, assets.merge(found), problems, [], missing)
+
+
+def _later(doc: SourceDoc) -> bool:
+    """A post dated after now (Pelican publishes it; the build here would hold it back without `future`)."""
+    dt = doc.meta.get("date")
+    if not isinstance(dt, datetime):
+        return False
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)) > datetime.now(timezone.utc)
 
 
 def _drop_shared_folder_category(docs: list[SourceDoc]) -> None:
