@@ -379,3 +379,27 @@ def test_a_source_that_published_future_posts_keeps_them_published(tmp_path, fil
     assert (page / "index.html" if page.suffix != ".html" else page).is_file(), sorted(
         new.joinpath("output").rglob("*.html")
     )
+
+
+def test_hugo_frontmatter_date_order_and_filename_dates(tmp_path):
+    """The config's `[frontmatter] date` list picks each page's date as Hugo does: `:filename` takes a
+    `2019-05-01-first-steps.md` file's date and slug (its URL is /posts/first-steps/, not the whole file name),
+    before the front matter's `date` when listed first; `:default` is Hugo's own list."""
+    files = {
+        "hugo.toml": 'title = "F"\n[frontmatter]\ndate = [":filename", ":default"]\n',
+        "content/posts/2019-05-01-first-steps.md": "---\ntitle: First\n---\n\nOne.\n",
+        "content/posts/2020-02-02-second.md": "---\ntitle: Second\ndate: 2021-03-03\nslug: kept\n---\n\nTwo.\n",
+        "content/posts/plain.md": "---\ntitle: Plain\ndate: 2018-01-01\n---\n\nThree.\n",
+        "content/posts/2017-07-07-bundle/index.md": "---\ntitle: Bundle\n---\n\nFour.\n",
+    }
+    new = tmp_path / "new"
+    import_source(write(tmp_path / "old", files), new)
+    first, _ = front(new / "content/posts/2019-05-01-first-steps.md")
+    assert str(first["date"]).startswith("2019-05-01") and first["permalink"] == "/posts/first-steps/"
+    second, _ = front(new / "content/posts/2020-02-02-second.md")
+    assert str(second["date"]).startswith("2020-02-02") and second["permalink"] == "/posts/kept/"
+    assert str(front(new / "content/posts/plain.md")[0]["date"]).startswith("2018-01-01")
+    bundle, _ = front(new / "content/posts/2017-07-07-bundle/index.md")
+    assert str(bundle["date"]).startswith("2017-07-07") and bundle["permalink"] == "/posts/bundle/"
+    build(new)
+    assert (new / "output/posts/first-steps/index.html").is_file()

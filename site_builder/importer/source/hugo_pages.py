@@ -4,7 +4,8 @@ post or a page, its URL by Hugo's rules (hugo_urls.py) and where it is written.
 - A post is a page of a main section (`params.mainSections`, else the section with the most pages, as Hugo
   chooses) or one with `type: post|posts|blog`; any other page (`type: page`, a file at the content root or in
   another section) is a page.
-- Front matter carried over: `title`, `date` (else `publishDate`, else `lastmod`, else the file's time),
+- Front matter carried over: `title`, `date` (else `publishDate`, else `lastmod`, else the file's time; in the
+  order of the config's `[frontmatter] date` list when it has one, `:filename` giving the date and the slug),
   `lastmod`/`modified` -> `updated`, `tags` and `categories` (tags), `draft`, `summary` (else `description`),
   `images[0]`/`image`/`featured_image`/`cover.image`/`thumbnail` -> `image`, `aliases` (a relative one made
   absolute from the page's folder, as Hugo does), `slug`, the language (a `.CODE.md` suffix or the language's
@@ -91,12 +92,28 @@ def _aliases(meta: dict[str, Any], url: str) -> list[str]:
     return [a for a in paths if a.rstrip("/") != url.rstrip("/")]  # Hugo's alias of a page's own URL: no redirect
 
 
-def _when(meta: dict[str, Any], site: HugoSite, path: Path) -> datetime:
-    for key in ("date", "publishdate", "pubdate", "published", "lastmod"):
-        found = parse_date(meta.get(key), site.zone)
-        if found is not None:
-            return found
-    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+_DEFAULT_DATE = ("date", "publishdate", "pubdate", "published", "lastmod", "modified")  # Hugo's `:default`
+_FILENAME_DATE = re.compile(r"(\d{4}-\d\d-\d\d)-?(.*)")
+
+
+def _when(meta: dict[str, Any], site: HugoSite, path: Path) -> tuple[datetime, str]:
+    """The page's date as the config's `[frontmatter] date` list finds it (Hugo's default list without one; the
+    file's time when nothing does), and the slug `:filename` gives (a `2019-05-01-first-steps.md` file's
+    `first-steps`, when it gave the date; "" otherwise)."""
+    found = site.config.get("frontmatter")
+    order = found.get("date") if isinstance(found, dict) else None
+    named = [str(k).lower() for k in order] if isinstance(order, list) and order else [":default"]
+    for key in [k for n in named for k in (_DEFAULT_DATE if n == ":default" else (n,))]:
+        if key == ":filename":
+            name = path.parent.name if path.stem.split(".")[0] in ("index", "_index") else path.stem.split(".")[0]
+            match = _FILENAME_DATE.fullmatch(name)
+            if match and (dt := parse_date(match.group(1), site.zone)) is not None:
+                return dt, match.group(2)
+        elif key == ":filemodtime":
+            break
+        elif not key.startswith(":") and (dt := parse_date(meta.get(key), site.zone)) is not None:
+            return dt, ""  # `:git` (the last commit's date) is not read: the source folder has no history here
+    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc), ""
 
 
 def _schedule(meta: dict[str, Any], site: HugoSite, dt: datetime, ours: dict[str, Any]) -> None:
@@ -141,9 +158,9 @@ def hugo_doc(
     meta = front.meta
     lang, key = lang_of(site, inner, folder_lang)
     clean = re.sub(r"\.[\w-]+(\.\w+)$", r"\1", inner) if key != inner.rpartition(".")[0] else inner
-    dt = _when(meta, site, path)
+    dt, named = _when(meta, site, path)
     title = str(meta.get("title") or "").strip() or PagePath(clean, "", "", dt, lang).base_name.replace("-", " ")
-    slug = str(meta.get("slug") or "").strip()
+    slug = str(meta.get("slug") or "").strip() or named
     url = page_url(PagePath(clean, title, slug, dt, lang, str(meta.get("url") or "")), site)
     ours: dict[str, Any] = {"title": title, "date": dt}
     updated = parse_date(meta.get("lastmod") or meta.get("modified") or meta.get("updated"), site.zone)
