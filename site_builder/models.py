@@ -102,7 +102,7 @@ class ImageUse:
 # renderer (markdown-it, Pygments).
 # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis; 27: zh-TW, ko titles;
 # 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links); 31: MyST directives
-RENDER_VERSION = "32"
+RENDER_VERSION = "33"
 
 
 @dataclass

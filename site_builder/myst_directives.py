@@ -112,12 +112,22 @@ def _has_text(name: str, tok: Token) -> bool:
 
 
 def _image(state: StateCore, tok: Token, name: str, url: str) -> list[Token]:
-    """`{image} url` / `{figure} url` as the Markdown image `![alt](url)` (`:alt:`), a figure's body its caption."""
+    """`{image} url` / `{figure} url` as the Markdown image `![alt](url)` (`:alt:`); a figure's first paragraph is
+    its `<figcaption>` (the image's alt stays its alt), any other (MyST's legend) follows the figure."""
     lines = tok.content.splitlines(keepends=True)
     options, used = cell_options(lines)
     alt = options.get("alt", "").replace("]", "\\]")
-    text = f"![{alt}](<{url}>)\n" + ("\n" + "".join(lines[used:]) if name == "figure" else "")
-    return _parse_in_place(state, text, tok, deeper=0, below=0)
+    image = _parse_in_place(state, f"![{alt}](<{url}>)\n", tok, deeper=0, below=0)
+    caption = "".join(lines[used:]) if name == "figure" else ""
+    if not caption.strip():
+        return image
+    below = _parse_in_place(state, "\n" * used + caption, tok, deeper=0, below=0)
+    if not below or below[0].type != "paragraph_open" or len(image) != 3:
+        return image + below  # a caption that is not a paragraph (a list, a table) follows the image
+    # one <figure>: the image's paragraph opens it, the caption's first paragraph is its <figcaption> and closes it
+    image[0].type, image[2].type = "figure_open", "figure_image_close"
+    below[0].type, below[2].type = "figure_caption_open", "figure_caption_close"
+    return image + below
 
 
 def _admonition(state: StateCore, tok: Token, name: str, arguments: str, dropped: list[Dropped]) -> list[Token]:

@@ -146,7 +146,7 @@ def _bilingual_rules(state: StateCore) -> None:
 
 def _inline_lines(state: StateCore) -> None:
     """Give inline math and images the line they are on, so errors can name it."""
-    if "$" not in state.src and "![" not in state.src and "\\" not in state.src:  # no math, no image (fast path)
+    if not any(mark in state.src for mark in ("$", "![", "\\", "{image}", "{figure}")):  # no math, no image (fast path)
         return
     for tok in state.tokens:
         if tok.type == "inline" and tok.map:

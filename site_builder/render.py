@@ -129,6 +129,18 @@ class PostRenderer(RendererHTML):
         layout = tokens[idx].meta.get("layout", "masonry")
         return f'<figure class="gallery gallery-{escape(layout)}"><div class="gallery-grid">\n'
 
+    def figure_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        return "<figure>"  # a MyST {figure} with a caption (myst_directives._image)
+
+    def figure_image_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        return ""
+
+    def figure_caption_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        return "<figcaption>"
+
+    def figure_caption_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        return "</figcaption></figure>\n"
+
     def container_gallery_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return "</div>\n" if tokens[idx].meta.get("has_caption") else "</div></figure>\n"
 

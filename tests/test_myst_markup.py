@@ -35,3 +35,37 @@ def test_myst_roles_show_what_a_myst_page_shows(tmp_path):
     assert second.text == "See numpy.add and a < b; the intro and other."
     assert third.text == "A set {x}y stays as Markdown has it." and third.code.text == "y"
     assert "{math}" not in page.text and "{py:func}" not in page.text
+
+
+FIGURES = """```{figure} field.png
+:alt: An orange field
+
+A *field* at dusk.
+```
+
+```{figure} gone.png
+:alt: Not there
+
+Its caption.
+```
+"""
+
+
+def test_a_myst_figure_is_one_figure_with_its_caption_and_a_missing_one_is_named_at_its_line(tmp_path):
+    """`{figure}`'s first paragraph is its <figcaption> (the `:alt:` stays the image's alt), for a site image with
+    its WebP sizes too; an image the post lacks is a warning at the directive's line, as a Markdown image is."""
+    from PIL import Image
+
+    site = make_site(tmp_path / "site")
+    path = write_post(site, "f.md", "title: F\ndate: 2025-01-01", FIGURES)
+    Image.new("RGB", (900, 600), (200, 120, 40)).save(path.parent / "field.png")
+    line = path.read_text(encoding="utf-8").splitlines().index("```{figure} gone.png") + 1
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 0, proc.stderr
+    assert f"warning: content/posts/f.md:{line}: image 'gone.png': file not found" in proc.stderr, proc.stderr
+    page = BeautifulSoup((site / "output/blog/2025/f/index.html").read_text(encoding="utf-8"), "html.parser")
+    shown, missing = page.select("div.post-body > figure")
+    assert shown.picture.img["alt"] == "An orange field" and shown.picture.source["type"] == "image/webp"
+    assert shown.figcaption.text == "A field at dusk." and shown.figcaption.em.text == "field"
+    assert missing.figcaption.text == "Its caption." and "Not there" in missing.select_one(".image-missing").text
+    assert not page.select("div.post-body > p")

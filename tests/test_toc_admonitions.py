@@ -130,7 +130,9 @@ second.md
 ```{figure} https://example.org/fig.png
 :alt: A figure
 
-Its caption.
+Its *caption*.
+
+Its legend.
 ```
 
 ```{topic} A topic
@@ -218,7 +220,9 @@ def test_a_myst_note_fence_is_the_sites_note(built):
     assert asides[4].find_all("p")[1].get_text() == "Words of the author's."  # a directive's text is never lost
     figure = body.select_one('img[alt="A figure"]')
     assert figure is not None and figure["src"] == "https://example.org/fig.png", "{figure} is the image"
-    assert "Its caption." in body.get_text()
+    caption = figure.find_parent("figure").find("figcaption")  # a figure's caption is its <figcaption>, not the alt
+    assert caption is not None and caption.get_text() == "Its caption." and caption.find("em").get_text() == "caption"
+    assert figure.find_parent("figure").find_next_sibling("p").get_text() == "Its legend."  # a legend follows it
     assert asides[3].find_all("p")[1].get_text() == "The docs."  # a colon fence's option line left out
     assert asides[0].find_all("p")[1].find("code").get_text() == "code"  # its body is Markdown
     assert asides[1].select_one("div.highlight code.language-python"), "the code inside it is code"
