@@ -116,6 +116,10 @@ def _image(state: StateCore, tok: Token, name: str, url: str) -> list[Token]:
     its `<figcaption>` (the image's alt stays its alt), any other (MyST's legend) follows the figure."""
     lines = tok.content.splitlines(keepends=True)
     options, used = cell_options(lines)
+    unread = [f":{k}:" for k in options if k != "alt"]
+    if unread and "sybil" not in declared(state):  # Sybil ignores the directive: its options say nothing there
+        message = f"{{{name}}} options not read here: {', '.join(unread)}"
+        warn(state, tok, message, "ignored", "the image is shown at its own size")
     alt = options.get("alt", "").replace("]", "\\]")
     image = _parse_in_place(state, f"![{alt}](<{url}>)\n", tok, deeper=0, below=0)
     caption = "".join(lines[used:]) if name == "figure" else ""

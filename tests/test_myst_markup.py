@@ -39,6 +39,7 @@ def test_myst_roles_show_what_a_myst_page_shows(tmp_path):
 
 FIGURES = """```{figure} field.png
 :alt: An orange field
+:width: 300px
 
 A *field* at dusk.
 ```
@@ -53,7 +54,8 @@ Its caption.
 
 def test_a_myst_figure_is_one_figure_with_its_caption_and_a_missing_one_is_named_at_its_line(tmp_path):
     """`{figure}`'s first paragraph is its <figcaption> (the `:alt:` stays the image's alt), for a site image with
-    its WebP sizes too; an image the post lacks is a warning at the directive's line, as a Markdown image is."""
+    its WebP sizes too; an image the post lacks is a warning at the directive's line, as a Markdown image is, and so
+    is an option not read (`:width:`)."""
     from PIL import Image
 
     site = make_site(tmp_path / "site")
@@ -63,6 +65,7 @@ def test_a_myst_figure_is_one_figure_with_its_caption_and_a_missing_one_is_named
     proc = run_cli("build", "--source", str(site))
     assert proc.returncode == 0, proc.stderr
     assert f"warning: content/posts/f.md:{line}: image 'gone.png': file not found" in proc.stderr, proc.stderr
+    assert "f.md:6: {figure} options not read here: :width:, ignored" in proc.stderr  # never a silent ignore
     page = BeautifulSoup((site / "output/blog/2025/f/index.html").read_text(encoding="utf-8"), "html.parser")
     shown, missing = page.select("div.post-body > figure")
     assert shown.picture.img["alt"] == "An orange field" and shown.picture.source["type"] == "image/webp"
