@@ -75,14 +75,15 @@ class ParsedPost:
 
 @dataclass(frozen=True)
 class RawLink:
-    """A local file a post's raw HTML names (`<img src>`, `<a href>` to a file): checked against the output once the
-    build knows its files (rawlinks.py)."""
+    """A local file or page a post names in its raw HTML (`<img src>`, `<a href>`) or with a Markdown link: checked
+    against the output once the build knows its files (rawlinks.py)."""
 
-    attr: str  # the tag and attribute, as a message names it: "<img src>"
+    attr: str  # the tag and attribute, as a message names it: "<img src>", or "link" for a Markdown link
     src: str  # as written
-    out: str  # the output path it names, e.g. "assets/img/x.png"
+    out: str  # the output path it names, e.g. "assets/img/x.png"; a page's site path, e.g. "blog/2024/a/"
     rel: str  # the post, for messages
     line: int | None  # its line in the post
+    page: bool = False  # a page (`/blog/2024/a/`, `/about`, `x.html`): any of the files a server shows for it
 
 
 @dataclass
@@ -102,7 +103,8 @@ class ImageUse:
 # renderer (markdown-it, Pygments).
 # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis; 27: zh-TW, ko titles;
 # 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links); 31: MyST directives
-RENDER_VERSION = "33"
+# 33: MyST figure captions; 34: links to pages and Markdown links to files (raw_links)
+RENDER_VERSION = "34"
 
 
 @dataclass

@@ -1,19 +1,23 @@
-"""The files a post's raw HTML names: `<img src>`, `<source src|srcset>`, `<video|audio src|poster>`, `<track src>`,
-`<embed src>` and `<a href>` to a file (not to a page). A Markdown image is checked when it is rendered
-(render.local_image: a missing file is its alt text and a warning); raw HTML goes into the page as written, and
-whether the file it names is there is known only once the build knows every file of its output (pages, feeds,
-published images and their WebP sizes, `static/` and the themes' files). So:
+"""The files and pages a post links to: what its raw HTML names (`<img src>`, `<source src|srcset>`,
+`<video|audio src|poster>`, `<track src>`, `<embed src>`, `<a href>`) and its Markdown links (`[text](/blog/x/)`,
+`[slides](/files/a.pdf)`). A Markdown image is checked when it is rendered (render.local_image: a missing file is
+its alt text and a warning); whether a link's file or page is there is known only once the build knows every file of
+its output (pages, aliases, feeds, published images and their WebP sizes, `static/` and the themes' files). So:
 
 - `raw_links` (render stage): each local name (root-relative `/x.png` or relative `img/x.png`, read against the
-  post's URL as a browser reads it) with its line, in `Rendered.raw_links`; a post without `src=`/`href=` costs one
-  search;
-- `missing_links` (write stage, after every file is staged): those that are no file of the output, one warning per
-  line of the post (`file:line`), so nothing broken is published silently.
+  post's URL as a browser reads it) with its line, in `Rendered.raw_links`; a post without `src=`/`href=`/`](`
+  costs one search;
+- `missing_links` (write stage, after every file is staged): those that are no file or page of the output, one
+  warning per line of the post (`file:line`), a page's with the closest page the site has, so nothing broken is
+  published silently (as Zola checks internal links).
 
-Comments and code are not looked into; URLs with a scheme or a host, `#x`, `data:`, `mailto:` are not local."""
+A page is found as a server finds it: `/blog/a/` is `blog/a/index.html`; `/about` is `about`, `about.html` or
+`about/index.html`. Comments and code are not looked into; URLs with a scheme or a host, `#x` (a fragment of the
+same page), `data:`, `mailto:` and server pages (`.php`, `.asp`) are not local: a link's fragment is not checked."""
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from collections.abc import Iterable
@@ -30,13 +34,16 @@ if TYPE_CHECKING:
 _TAG = re.compile(r"<(img|source|video|audio|track|embed|a)\b([^>]*)>", re.I)
 _ATTR = re.compile(r"""\s(src|srcset|href|poster)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
-_PAGE_SUFFIXES = ("", ".html", ".htm", ".php", ".asp", ".aspx")  # a link to a page: not a file of ours to check
+_SERVER_PAGES = (".php", ".asp", ".aspx")  # made by a server, not by a static site: not checked
+# what a link names when it is a file, not a page: a suffix of letters and digits, with a letter, that is not a
+# page's (`/posts/claude-3.5-sonnet/` and `/posts/v1.2` are pages)
+_FILE_SUFFIX = re.compile(r"\.(?!(?:html?|php|aspx?)$)(?=[a-z0-9]*[a-z])[a-z0-9]{1,8}$", re.I)
 
 
 def raw_links(tokens: list[Token], env: dict[str, Any]) -> list[RawLink]:
     """The local files the raw HTML of a post's tokens names, each with its line."""
     post = env.get("post")
-    if post is None or ("src" not in post.body and "href" not in post.body):
+    if post is None or ("src" not in post.body and "href" not in post.body and "](" not in post.body):
         return []
     base = folder_of(post.permalink)
     offset = int(env.get("line_offset", 1))
@@ -51,7 +58,18 @@ def raw_links(tokens: list[Token], env: dict[str, Any]) -> list[RawLink]:
                     line += 1
                 elif child.type == "html_inline":
                     found += _in_html(child.content, offset + line, base, post.rel)
+                elif child.type == "link_open" and child.markup != "autolink":
+                    found += _named("link", str(child.attrGet("href") or ""), base, post.rel, offset + line)
     return found
+
+
+def _named(attr: str, url: str, base: str, rel: str, line: int) -> list[RawLink]:
+    """The file or page an `<a href>` or a Markdown link names (none when it is not local)."""
+    path = _output_path(url, base, page_ok=True)
+    if path is not None:
+        return [RawLink(attr, url, path, rel, line)]
+    page = _page_path(url, base)
+    return [RawLink(attr, url, page, rel, line, page=True)] if page is not None else []
 
 
 def _in_html(html: str, first: int, base: str, rel: str) -> list[RawLink]:
@@ -67,8 +85,9 @@ def _in_html(html: str, first: int, base: str, rel: str) -> list[RawLink]:
             srcset = attr[1].lower() == "srcset"  # "a.png 1x, b.png 2x"
             urls = [part.split()[0] for part in value.split(",") if part.split()] if srcset else [value]
             for url in urls:
-                path = _output_path(url, base, page_ok=name == "a")
-                if path is not None:
+                if name == "a":
+                    out += _named("<a href>", url, base, rel, line) if attr[1].lower() == "href" else []
+                elif (path := _output_path(url, base, page_ok=False)) is not None:
                     out.append(RawLink(f"<{name} {attr[1].lower()}>", url, path, rel, line))
     return out
 
@@ -81,31 +100,81 @@ def _output_path(url: str, base: str, page_ok: bool) -> str | None:
     if not url or parts.scheme or parts.netloc or not parts.path or url.startswith("#") or "{" in url:
         return None
     path = unquote(parts.path)
-    if path.endswith("/") or (page_ok and posixpath.splitext(path)[1].lower() in _PAGE_SUFFIXES):
+    if path.endswith("/") or (page_ok and not _FILE_SUFFIX.search(path)):
         return None
     full = posixpath.normpath(path if path.startswith("/") else base + path)  # `..` above the root stays at it
     return full.lstrip("/") or None
 
 
+def _page_path(url: str, base: str) -> str | None:
+    """The site path of the page a local URL names, without its leading `/` (`blog/2024/a/`, `about`, "" for the
+    home page); None for another site's, a fragment of this page, a server's page, or one that leaves the site."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if not url or parts.scheme or parts.netloc or url.startswith(("#", "?")) or "{" in url:
+        return None
+    path = unquote(parts.path)
+    if posixpath.splitext(path)[1].lower() in _SERVER_PAGES:
+        return None
+    full = posixpath.normpath(path if path.startswith("/") else base + path)
+    return full.strip("/") + ("/" if path.endswith("/") and full.strip("/") else "")
+
+
+def _found(link: RawLink, outputs: dict[str, Any] | set[str]) -> bool:
+    if not link.page:
+        return link.out in outputs
+    if link.out in ("", "/") or link.out.endswith("/"):
+        return f"{link.out.strip('/')}/index.html".lstrip("/") in outputs
+    return any(f in outputs for f in (link.out, f"{link.out}/index.html", f"{link.out}.html"))
+
+
 def missing_links(links: Iterable[RawLink], outputs: dict[str, Any] | set[str]) -> list[SiteWarning]:
-    """A warning for each line of a post whose raw HTML names files that are not among `outputs` (the output's
-    relative paths), listing them."""
-    by_line: dict[tuple[str, int | None], list[RawLink]] = {}
+    """A warning for each line of a post that names files or pages that are not among `outputs` (the output's
+    relative paths), listing them; a missing page with the site's page most like it."""
+    by_line: dict[tuple[str, int | None, str], list[RawLink]] = {}
     for link in links:
-        if link.out not in outputs:
-            by_line.setdefault((link.rel, link.line), []).append(link)
+        if not _found(link, outputs):
+            kind = "page" if link.page else "raw" if link.attr.startswith("<") else "file"
+            by_line.setdefault((link.rel, link.line, kind), []).append(link)
+    pages = _Pages(outputs)
     warnings = []
-    for (rel, line), gone in by_line.items():
+    for (rel, line, kind), gone in sorted(by_line.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
         names = ", ".join(
             f"{link.attr} {link.src!r}" + ("" if link.src.startswith("/") else f" (/{link.out})") for link in gone
         )
-        warnings.append(
-            SiteWarning(
-                f"raw HTML names a file the site does not have: {names}",
-                rel,
-                line,
-                "broken in the page",
-                "put the file in static/, which is published at the site's root, or fix the path",
-            )
-        )
+        if kind == "page":
+            guesses = [g for link in gone if (g := pages.closest(link.out))]
+            message, hint = f"links to a page the site does not have: {names}", "fix the link"
+            hint += f" (did you mean {', '.join(dict.fromkeys(guesses))}?)" if guesses else ""
+        else:
+            said = "raw HTML names" if kind == "raw" else "links to"
+            message = f"{said} a file the site does not have: {names}"
+            hint = "put the file in static/, which is published at the site's root, or fix the path"
+        warnings.append(SiteWarning(message, rel, line, "broken in the page", hint))
     return warnings
+
+
+class _Pages:
+    """The site's pages by URL, to name the one a broken link most likely meant (read only when one is broken)."""
+
+    GUESSES = 20  # broken page links given a guess at most: difflib reads every URL for each
+
+    def __init__(self, outputs: dict[str, Any] | set[str]) -> None:
+        self.outputs, self.urls, self.slugs, self.guessed = outputs, dict[str, str](), dict[str, list[str]](), 0
+
+    def closest(self, out: str) -> str | None:
+        """The page whose URL is most like `out`'s, in any case (a link written in another case is a common break)."""
+        if not self.urls:
+            urls = sorted("/" + k.removesuffix("index.html") for k in self.outputs if k.endswith("index.html"))
+            self.urls = {url.lower(): url for url in urls}
+            for url in urls:
+                self.slugs.setdefault(url.rstrip("/").rsplit("/", 1)[-1].lower(), []).append(url)
+        folder, _, slug = out.rstrip("/").lower().rpartition("/")
+        same = self.slugs.get(slug.removesuffix(".html"), [])
+        if same:  # the page of that name in the link's folder, else the first
+            return next((url for url in same if url.lower().startswith(f"/{folder}/")), same[0])
+        self.guessed += 1
+        if self.guessed > self.GUESSES:
+            return None
+        close = difflib.get_close_matches("/" + out.lower(), list(self.urls), n=1, cutoff=0.75)
+        return self.urls[close[0]] if close else None

@@ -47,6 +47,7 @@ def warned_site(root: Path) -> Path:
         '<picture><source srcset="/img/gone-480.webp 480w, /img/here.png 800w"><img src="pic.png" alt="p"></picture>'
         '\n\n<a href="/files/paper.pdf">paper</a>, <a href="/about/">a page</a>, <a href="https://e.org/x.png">x</a>'
         '\n\n<!-- <img src="/commented.png"> -->\n\n`<img src="/in-code.png">`\n'
+        "\n[b](/blog/2024/b/), [c](/blog/2024/cc/#x), [pdf](/files/slides.pdf), [home](/), [top](#top)\n"
     )
     write_post(root, "d.md", "title: D\ndate: 2024-01-04", raw)
     (root / "static/img").mkdir(parents=True)
@@ -61,7 +62,7 @@ def test_under_strict_every_warning_is_an_error_without_what_the_build_did_about
     warned = problems(plain.stderr)
     assert all(line.startswith("warning: ") for line in warned), warned
     with_consequence = [line for line in warned if CONSEQUENCES.search(line)]
-    assert len(with_consequence) == len(warned) == 14, warned  # each kind below says what the build did
+    assert len(with_consequence) == len(warned) == 17, warned  # each kind below says what the build did
     assert "warning: site.yml:3: unknown key 'titel', ignored (did you mean 'title'?)" in warned
     assert (
         "warning: content/posts/a.md:8: image 'gone.jpg': file not found (content/posts/gone.jpg), shown as its alt text"
@@ -77,6 +78,15 @@ def test_under_strict_every_warning_is_an_error_without_what_the_build_did_about
         f" '/img/gone-480.webp', <img src> 'pic.png' (/blog/2024/d/pic.png), broken in the page ({fix})",
         "warning: content/posts/d.md:10: raw HTML names a file the site does not have: <a href> '/files/paper.pdf'"
         f", broken in the page ({fix})",
+    ]
+    # links to pages and Markdown links to files the site does not have, with the page most like it (Zola's check)
+    assert [line for line in warned if " links to " in line] == [
+        "warning: content/posts/d.md:10: links to a page the site does not have: <a href> '/about/', broken in the"
+        " page (fix the link)",
+        f"warning: content/posts/d.md:16: links to a file the site does not have: link '/files/slides.pdf', broken"
+        f" in the page ({fix})",
+        "warning: content/posts/d.md:16: links to a page the site does not have: link '/blog/2024/cc/#x', broken in"
+        " the page (fix the link (did you mean /blog/2024/c/?))",
     ]
     assert (
         "warning: content/posts/a.md:5: tag 'homeBrew' is written 'homebrew' in content/posts/b.md and "

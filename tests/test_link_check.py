@@ -1,0 +1,46 @@
+"""Internal links are checked as Zola checks them (rawlinks.py): a post's link to a page or file the site does not
+have is a warning at its line, with the page most like it; what a server would find is not."""
+
+from __future__ import annotations
+
+from helpers import make_site, run_cli, write_post
+
+LINKS = """Fine: [b](/blog/2024/Hello-World/), [rel](../hello-world-2/), [frag](/blog/2024/hello-world-2/#top),
+[about](/about), [about too](/about/), [home](/), [feed](/feed.xml), [tag](/blog/tag/x/), [query](/search/?q=x),
+[elsewhere](https://example.net/nope/), [mail](mailto:a@b.c), [same page](#fine), [server](/cgi/form.php),
+[version](/blog/2024/claude-3.5/).
+
+Case: [b lower](/blog/2024/hello-world/)
+
+Gone: [about html](/about.html) and <a href="/blog/2023/hello-world-2/">raw</a>
+
+File: [slides](files/slides.pdf)
+"""
+
+
+def test_links_to_pages_and_files_the_site_lacks_are_warnings_at_their_lines(tmp_path):
+    site = make_site(tmp_path / "site")
+    path = write_post(site, "a.md", "title: A\ndate: 2024-01-01\ntags: [x]", LINKS)
+    write_post(site, "b.md", "title: B\ndate: 2024-01-02\npermalink: /blog/2024/Hello-World/")
+    write_post(site, "c.md", "title: C\ndate: 2024-01-03\npermalink: /blog/2024/hello-world-2/")
+    write_post(site, "d.md", "title: D\ndate: 2024-01-04\npermalink: /blog/2024/claude-3.5/")
+    (site / "content/pages").mkdir(parents=True)
+    (site / "content/pages/about.md").write_text("---\ntitle: About\n---\n\nMe.\n", encoding="utf-8")
+    text = path.read_text(encoding="utf-8").splitlines()
+    case, gone, file = (text.index(t) + 1 for t in [t for t in text if t.startswith(("Case:", "Gone:", "File:"))])
+    proc = run_cli("build", "--source", str(site))
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if " links to " in line]
+    assert warned == [
+        f"warning: content/posts/a.md:{case}: links to a page the site does not have: link"
+        " '/blog/2024/hello-world/', broken in the page (fix the link (did you mean /blog/2024/Hello-World/?))",
+        f"warning: content/posts/a.md:{gone}: links to a page the site does not have: link '/about.html', <a href>"
+        " '/blog/2023/hello-world-2/', broken in the page (fix the link (did you mean /about/, /blog/2024/hello-world-2/?))",
+        f"warning: content/posts/a.md:{file}: links to a file the site does not have: link 'files/slides.pdf'"
+        " (/blog/2024/a/files/slides.pdf), broken in the page (put the file in static/, which is published at the"
+        " site's root, or fix the path)",
+    ], proc.stderr
+    strict = run_cli("build", "--strict", "--source", str(site))
+    assert strict.returncode == 1 and strict.stderr.strip().endswith("3 warnings are errors under --strict")
+    (site / "content/posts/a.md").write_text(path.read_text().split("\nCase:")[0] + "\n", encoding="utf-8")
+    assert run_cli("build", "--strict", "--source", str(site)).returncode == 0  # fixed: nothing to say
