@@ -120,7 +120,7 @@ def _title_tokens(state: StateCore, opener: Token, name: str, title: list[Token]
     words = in_language(post.lang, TITLES) if post is not None else TITLES["en"]
     word = words.get(name.lower(), words[kind])
     n = state.env["admonitions"] = state.env.get("admonitions", 0) + 1
-    opener.meta.update(kind=kind, id=f"admonition_{n}")  # `_` is in no heading's id (slugify drops it)
+    opener.meta.update(kind=kind, id=f"admonition.{n}")  # `.` is in no heading's id (parse.heading_slug drops it)
     start = Token("admonition_title_open", "p", 1)
     start.meta.update(id=opener.meta["id"], label=word if title else "")  # said before a title of its own
     if not title:

@@ -84,6 +84,7 @@ class RawLink:
     rel: str  # the post, for messages
     line: int | None  # its line in the post
     page: bool = False  # a page (`/blog/2024/a/`, `/about`, `x.html`): any of the files a server shows for it
+    fragment: str = ""  # a page link's `#section` (decoded): an element of the page has that id
 
 
 @dataclass
@@ -103,8 +104,9 @@ class ImageUse:
 # renderer (markdown-it, Pygments).
 # 22: bare TeX; 23: warnings in parts; 24: task lists; 25: bare-output; 26: CJK emphasis; 27: zh-TW, ko titles;
 # 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links); 31: MyST directives
-# 33: MyST figure captions; 34: links to pages and Markdown links to files (raw_links)
-RENDER_VERSION = "34"
+# 33: MyST figure captions; 34: links to pages and Markdown links to files (raw_links); 35: their fragments,
+# 36: heading ids as GitHub's and kramdown's
+RENDER_VERSION = "36"
 
 
 @dataclass

@@ -12,6 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.anchors.index import unique_slug
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -23,7 +24,6 @@ from site_builder.cjk_emphasis import cjk_emphasis_plugin
 from site_builder.conventions import declared, read_conventions
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
-from site_builder.load import slugify
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.myst_directives import CODE_DIRECTIVES, myst_directives
@@ -36,7 +36,27 @@ GALLERY_LAYOUTS = ("masonry", "grid", "row")
 
 
 def heading_slug(text: str) -> str:
-    return slugify(text)
+    """A heading's id as GitHub, Hugo and kramdown (Jekyll's GFM) make it, so links to a section of a moved post
+    keep working: lower-cased, every character but letters, digits, `_`, `-` and spaces dropped, each space a `-`
+    (`Worker killed` is `worker-killed`, `pi_0 Flow Model` is `pi_0-flow-model`, `a -- b` is `a----b`)."""
+    return re.sub(r"[^\w\- \t]", "", text.lower()).replace(" ", "-").replace("\t", "-") or "section"
+
+
+def _math_heading_ids(state: StateCore) -> None:
+    """A heading with inline math takes its id from its text and the formula's TeX, as kramdown makes it from the
+    heading's source (`### $\\pi_0$ Flow Model` is `pi_0-flow-model`); the anchors plugin reads the text alone
+    (`flow-model`), so this rule gives it the id first."""
+    if "$" not in state.src and "\\(" not in state.src:
+        return
+    taken: set[str] = set()
+    for i, tok in enumerate(state.tokens):
+        if tok.type != "heading_open" or tok.attrGet("id"):
+            continue
+        kids = state.tokens[i + 1].children or []
+        if any(k.type.startswith("math") for k in kids):
+            title = "".join(k.content for k in kids if k.type in ("text", "code_inline") or k.type.startswith("math"))
+            tok.attrSet("id", unique_slug(heading_slug(title), taken))
+            taken.add(str(tok.attrGet("id")))
 
 
 def _gallery_rules(state: StateCore) -> None:
@@ -301,6 +321,7 @@ def make_parser() -> MarkdownIt:
         permalinkSymbol="#",
         permalinkBefore=False,
     )
+    md.core.ruler.before("anchor", "math_heading_ids", _math_heading_ids)
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name

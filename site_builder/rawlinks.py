@@ -20,7 +20,9 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from html import unescape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
@@ -46,33 +48,48 @@ def raw_links(tokens: list[Token], env: dict[str, Any]) -> list[RawLink]:
     if post is None or ("src" not in post.body and "href" not in post.body and "](" not in post.body):
         return []
     base = folder_of(post.permalink)
+    here = _Here(base, str(post.permalink).lstrip("/"), post.rel)
     offset = int(env.get("line_offset", 1))
     found: list[RawLink] = []
     for tok in tokens:
         if tok.type == "html_block" and tok.map:
-            found += _in_html(tok.content, offset + tok.map[0], base, post.rel)
+            found += _in_html(tok.content, offset + tok.map[0], here)
         elif tok.type == "inline" and tok.map and tok.children:
             line = tok.map[0]
             for child in tok.children:
                 if child.type in ("softbreak", "hardbreak"):
                     line += 1
                 elif child.type == "html_inline":
-                    found += _in_html(child.content, offset + line, base, post.rel)
-                elif child.type == "link_open" and child.markup != "autolink":
-                    found += _named("link", str(child.attrGet("href") or ""), base, post.rel, offset + line)
+                    found += _in_html(child.content, offset + line, here)
+                elif child.type == "link_open" and child.markup != "autolink" and child.attrGet("class") is None:
+                    found += _named("link", str(child.attrGet("href") or ""), here, offset + line)
     return found
 
 
-def _named(attr: str, url: str, base: str, rel: str, line: int) -> list[RawLink]:
-    """The file or page an `<a href>` or a Markdown link names (none when it is not local)."""
-    path = _output_path(url, base, page_ok=True)
+@dataclass(frozen=True)
+class _Here:
+    """The post whose links are read: the folder its relative links are read against, its page, its file."""
+
+    base: str  # "/blog/2024/a/"
+    page: str  # its site path: "blog/2024/a/"
+    rel: str  # "content/posts/a.md"
+
+
+def _named(attr: str, url: str, here: _Here, line: int) -> list[RawLink]:
+    """The file or page an `<a href>` or a Markdown link names, with its fragment (none when it is not local; a
+    `#section` of the post itself is a link to its own page)."""
+    fragment = unquote(urlsplit(url.strip()).fragment)
+    fragment = "" if fragment.lower() == "top" else fragment  # `#top` is a page's top, with or without such an id
+    if url.strip().startswith("#"):
+        return [RawLink(attr, url, here.page, here.rel, line, page=True, fragment=fragment)] if fragment else []
+    path = _output_path(url, here.base, page_ok=True)
     if path is not None:
-        return [RawLink(attr, url, path, rel, line)]
-    page = _page_path(url, base)
-    return [RawLink(attr, url, page, rel, line, page=True)] if page is not None else []
+        return [RawLink(attr, url, path, here.rel, line)]
+    page = _page_path(url, here.base)
+    return [RawLink(attr, url, page, here.rel, line, page=True, fragment=fragment)] if page is not None else []
 
 
-def _in_html(html: str, first: int, base: str, rel: str) -> list[RawLink]:
+def _in_html(html: str, first: int, here: _Here) -> list[RawLink]:
     if "=" not in html:
         return []
     html = _COMMENT.sub(lambda m: "\n" * m[0].count("\n"), html)
@@ -86,9 +103,9 @@ def _in_html(html: str, first: int, base: str, rel: str) -> list[RawLink]:
             urls = [part.split()[0] for part in value.split(",") if part.split()] if srcset else [value]
             for url in urls:
                 if name == "a":
-                    out += _named("<a href>", url, base, rel, line) if attr[1].lower() == "href" else []
-                elif (path := _output_path(url, base, page_ok=False)) is not None:
-                    out.append(RawLink(f"<{name} {attr[1].lower()}>", url, path, rel, line))
+                    out += _named("<a href>", url, here, line) if attr[1].lower() == "href" else []
+                elif (path := _output_path(url, here.base, page_ok=False)) is not None:
+                    out.append(RawLink(f"<{name} {attr[1].lower()}>", url, path, here.rel, line))
     return out
 
 
@@ -120,31 +137,43 @@ def _page_path(url: str, base: str) -> str | None:
     return full.strip("/") + ("/" if path.endswith("/") and full.strip("/") else "")
 
 
-def _found(link: RawLink, outputs: dict[str, Any] | set[str]) -> bool:
+def _file_of(link: RawLink, outputs: dict[str, Any] | set[str]) -> str | None:
+    """The output file a server shows for the link (None when the output has none)."""
     if not link.page:
-        return link.out in outputs
+        return link.out if link.out in outputs else None
     if link.out in ("", "/") or link.out.endswith("/"):
-        return f"{link.out.strip('/')}/index.html".lstrip("/") in outputs
-    return any(f in outputs for f in (link.out, f"{link.out}/index.html", f"{link.out}.html"))
+        index = f"{link.out.strip('/')}/index.html".lstrip("/")
+        return index if index in outputs else None
+    return next((f for f in (link.out, f"{link.out}/index.html", f"{link.out}.html") if f in outputs), None)
 
 
-def missing_links(links: Iterable[RawLink], outputs: dict[str, Any] | set[str]) -> list[SiteWarning]:
-    """A warning for each line of a post that names files or pages that are not among `outputs` (the output's
-    relative paths), listing them; a missing page with the site's page most like it."""
+def missing_links(
+    links: Iterable[RawLink], outputs: dict[str, Any] | set[str], read: Callable[[str], str | None] | None = None
+) -> list[SiteWarning]:
+    """A warning for each line of a post that names files, pages or sections of pages (`#x`: an element's id, when
+    `read` gives the page's HTML) that are not among `outputs` (the output's relative paths), listing them; a
+    missing page with the site's page most like it, a missing section with the page's id most like it."""
     by_line: dict[tuple[str, int | None, str], list[RawLink]] = {}
+    sections = _Sections(read)
     for link in links:
-        if not _found(link, outputs):
+        found = _file_of(link, outputs)
+        if found is None:
             kind = "page" if link.page else "raw" if link.attr.startswith("<") else "file"
             by_line.setdefault((link.rel, link.line, kind), []).append(link)
+        elif link.fragment and not sections.has(link, found):
+            by_line.setdefault((link.rel, link.line, "section"), []).append(link)
     pages = _Pages(outputs)
     warnings = []
     for (rel, line, kind), gone in sorted(by_line.items(), key=lambda item: (item[0][0], item[0][1] or 0)):
         names = ", ".join(
-            f"{link.attr} {link.src!r}" + ("" if link.src.startswith("/") else f" (/{link.out})") for link in gone
+            f"{link.attr} {link.src!r}" + ("" if link.src.startswith(("/", "#")) else f" (/{link.out})")
+            for link in gone
         )
-        if kind == "page":
-            guesses = [g for link in gone if (g := pages.closest(link.out))]
-            message, hint = f"links to a page the site does not have: {names}", "fix the link"
+        if kind in ("page", "section"):
+            closest = pages.closest if kind == "page" else sections.closest
+            guesses = [g for link in gone if (g := closest(link))]
+            what = "a page the site" if kind == "page" else "a section the page"
+            message, hint = f"links to {what} does not have: {names}", "fix the link"
             hint += f" (did you mean {', '.join(dict.fromkeys(guesses))}?)" if guesses else ""
         else:
             said = "raw HTML names" if kind == "raw" else "links to"
@@ -152,6 +181,34 @@ def missing_links(links: Iterable[RawLink], outputs: dict[str, Any] | set[str]) 
             hint = "put the file in static/, which is published at the site's root, or fix the path"
         warnings.append(SiteWarning(message, rel, line, "broken in the page", hint))
     return warnings
+
+
+_ID = re.compile(r"""<[a-zA-Z][^>]*?\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+class _Sections:
+    """The ids of the pages links name a section of (each page read once, only when a link names one)."""
+
+    def __init__(self, read: Callable[[str], str | None] | None) -> None:
+        self.read, self.ids = read, dict[str, set[str] | None]()
+        self.where = dict[str, str]()  # a link's page path -> the file read for it, for `closest`
+
+    def has(self, link: RawLink, file: str) -> bool:
+        """Whether the page in `file` (the one the link names) has an element of the link's fragment as its id (True
+        when the page cannot be read)."""
+        self.where[link.out] = file
+        if file not in self.ids:
+            text = self.read(file) if self.read is not None else None
+            found = {unescape(next(g for g in m.groups() if g is not None)) for m in _ID.finditer(text or "")}
+            self.ids[file] = found if text is not None else None
+        ids = self.ids[file]
+        return ids is None or link.fragment in ids
+
+    def closest(self, link: RawLink) -> str | None:
+        """`#id` of the page's id most like the link's fragment, in the link's own form (`page#id`)."""
+        ids = self.ids.get(self.where.get(link.out, "")) or set()
+        close = difflib.get_close_matches(link.fragment, sorted(ids), n=1, cutoff=0.6)
+        return f"{link.src.split('#', 1)[0]}#{close[0]}" if close else None
 
 
 class _Pages:
@@ -162,8 +219,10 @@ class _Pages:
     def __init__(self, outputs: dict[str, Any] | set[str]) -> None:
         self.outputs, self.urls, self.slugs, self.guessed = outputs, dict[str, str](), dict[str, list[str]](), 0
 
-    def closest(self, out: str) -> str | None:
-        """The page whose URL is most like `out`'s, in any case (a link written in another case is a common break)."""
+    def closest(self, link: RawLink) -> str | None:
+        """The page whose URL is most like the link's, in any case (a link written in another case is a common
+        break)."""
+        out = link.out
         if not self.urls:
             urls = sorted("/" + k.removesuffix("index.html") for k in self.outputs if k.endswith("index.html"))
             self.urls = {url.lower(): url for url in urls}

@@ -157,3 +157,12 @@ def test_every_image_is_there_with_its_caption(built, entry):
     page_captions = normalise(" ".join(c.get_text(" ") for c in body.find_all("figcaption")))
     for caption in soup.select("figcaption, div.caption"):
         assert normalise(caption.get_text(" ")) in page_captions
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_every_heading_keeps_its_id(built, entry):
+    """A link to a section of the old site (`/blog/2025/multimodal-notes/#pi_0-flow-model`) still lands on it: each
+    heading's id is the original's (kramdown's, with a formula's TeX in it), and each is a heading of the page."""
+    theirs = [h["id"] for h in feed_html(entry).find_all(re.compile("^h[1-6]$")) if h.get("id")]
+    ours = {h["id"] for h in page_article(page_for(built, entry)).find_all(re.compile("^h[1-6]$")) if h.get("id")}
+    assert [i for i in theirs if i not in ours] == []

@@ -87,9 +87,19 @@ def write_site(ctx: BuildContext, writer: OutputWriter, model: SiteModel, render
 
 
 def check_raw_links(ctx: BuildContext, writer: OutputWriter, rendered: Iterable[Rendered]) -> None:
-    """A warning at each line of a post whose raw HTML names a local file the output does not have (called once
-    every file is staged: `writer.keys` is the whole output)."""
-    ctx.warnings += missing_links((link for r in rendered for link in r.raw_links), writer.keys)
+    """A warning at each line of a post that links to a file, page or section the output does not have (called
+    once every file is staged: `writer.keys` is the whole output; a page is read where this build staged it, else
+    in the output, for its ids)."""
+
+    def read(rel: str) -> str | None:
+        for folder in (writer.staging, writer.output):
+            try:
+                return (folder / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        return None
+
+    ctx.warnings += missing_links((link for r in rendered for link in r.raw_links), writer.keys, read)
 
 
 def _feed_file(job: FeedJob, entries: dict[tuple[str, ...], str]) -> tuple[str, dict[tuple[str, ...], str]]:
