@@ -515,3 +515,33 @@ def test_tags_one_spelling_and_katex_macros_as_for_hugo_and_pelican(tmp_path):
     assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["math_macros"] == {"textup": "\\textrm{#1}"}
     proc = run_cli("build", "--source", str(new), "--strict")
     assert proc.returncode == 0 and "warning" not in proc.stderr and "error" not in proc.stderr, proc.stderr
+
+
+def test_polyglot_links_go_to_the_posts_language_as_polyglot_led_them(tmp_path):
+    """jekyll-polyglot relativized every root-relative link of a page in another language: a Korean post's
+    `/posts/b/#x` led to `/ko/posts/b/#x`. The import writes that link where there is a Korean page; a page only the
+    default language has (polyglot served a copy), an image and code are left as written; the built site has no
+    broken link."""
+    b = "---\ntitle: {t}\n---\n## Section X\n\n{t}\n"
+    ko = (
+        '---\ntitle: 가\n---\n[b](/posts/b/#section-x), <a href="/posts/b/">raw</a>, [en only](/posts/c/)'
+        " ![i](/assets/i.png)\n\n```\n[code](/posts/b/)\n```\n"
+    )
+    old = jekyll_site(
+        tmp_path / "old",
+        "title: T\nurl: https://ex.org\nlanguages: [en, ko]\ndefault_lang: en\npermalink: /posts/:title/\n",
+        {
+            "_posts/en/2020-01-02-b.md": b.format(t="Bee"),
+            "_posts/ko/2020-01-02-b.md": b.format(t="비"),
+            "_posts/en/2020-01-03-c.md": "---\ntitle: C\n---\nSee.\n",
+            "_posts/ko/2020-01-04-a.md": ko,
+            "assets/i.png": "png",
+        },
+    )
+    new = tmp_path / "new"
+    run_cli("import", str(old), str(new), check=True)
+    text = (new / "content/posts/ko/2020-01-04-a.md").read_text(encoding="utf-8")
+    assert '[b](/ko/posts/b/#section-x), <a href="/ko/posts/b/">raw</a>, [en only](/posts/c/)' in text
+    assert "![i](/assets/i.png)" in text and "[code](/posts/b/)" in text
+    proc = run_cli("build", cwd=new, check=True)
+    assert " links to " not in proc.stderr, proc.stderr

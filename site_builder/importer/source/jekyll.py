@@ -29,6 +29,7 @@ from site_builder.importer.source.bibtex import read_bib, scholar_rules
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
+from site_builder.importer.source.jekyll_urls import polyglot_links
 from site_builder.importer.source.liquid_values import assigns, captures, literal_dates, octopress_quotes
 from site_builder.importer.source.model import (
     IMAGE_SUFFIXES,
@@ -220,7 +221,8 @@ def _rules(site: JekyllSite, root: Path) -> tuple[Rule, ...]:
     cite, bibliography = scholar_rules(
         read_bib(folder), str(scholar.get("bibliography") or "references.bib").removesuffix(".bib")
     )
-    return tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
+    rules = tuple(r for rule in RULES for r in ((bibliography, cite) if rule is liquid.cite else (rule,)))
+    return (*rules, polyglot_links(site.default_lang)) if site.languages else rules  # last: links are plain by then
 
 
 def _redirect_pages(

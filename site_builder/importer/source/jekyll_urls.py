@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from site_builder.importer.source.rules import Rule, RuleContext, sub_outside_code
+
 STYLES = {
     "date": "/:categories/:year/:month/:day/:title:output_ext",
     "pretty": "/:categories/:year/:month/:day/:title/",
@@ -94,3 +96,29 @@ def finish(url: str) -> str:
     if last and "." not in last:
         url += ".html"
     return url
+
+
+# a root-relative link's path: a Markdown link's `](/path` or a raw `href="/path"` (not `//host`)
+_ROOT_LINK = re.compile(r"""(\]\(\s*<?|\bhref\s*=\s*["']?)(/(?!/)[^\s)"'#?<>]*)""")
+
+
+def polyglot_links(default_lang: str) -> Rule:
+    """jekyll-polyglot's URL relativization, as a rule: in a page of another language than `default_lang`, polyglot
+    wrote every root-relative link as the same path under `/LANG/` (a `ko` post's `/posts/a/` led to
+    `/ko/posts/a/`). The link is rewritten so where the import has that page in the post's language; one to a page
+    only the default language has (polyglot served it there as a fallback copy) or to a file stays as written."""
+
+    def rule(text: str, ctx: RuleContext) -> str:
+        lang = str(ctx.doc.meta.get("lang") or default_lang)
+        if lang == default_lang or ("](/" not in text and "href" not in text):
+            return text
+        urls = set(ctx.urls.by_key.values())
+
+        def swap(m: re.Match[str], _start: int) -> str:
+            path = m.group(2)
+            local = f"/{lang}{path}"
+            return m.group(1) + local if not path.startswith(f"/{lang}/") and local in urls else m.group(0)
+
+        return sub_outside_code(_ROOT_LINK, swap, text)
+
+    return rule
