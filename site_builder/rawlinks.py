@@ -37,6 +37,8 @@ _TAG = re.compile(r"<(img|source|video|audio|track|embed|a)\b([^>]*)>", re.I)
 _ATTR = re.compile(r"""\s(src|srcset|href|poster)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _SERVER_PAGES = (".php", ".asp", ".aspx")  # made by a server, not by a static site: not checked
+# a relative link that is another site's address without `https://` (`github.com/j2kun`, `www.example.org`)
+_HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|edu|gov|me|ai|co|uk|de|cn|jp)(?:/|$)", re.I)
 # what a link names when it is a file, not a page: a suffix of letters and digits, with a letter, that is not a
 # page's (`/posts/claude-3.5-sonnet/` and `/posts/v1.2` are pages)
 _FILE_SUFFIX = re.compile(r"\.(?!(?:html?|php|aspx?)$)(?=[a-z0-9]*[a-z])[a-z0-9]{1,8}$", re.I)
@@ -82,7 +84,7 @@ def _named(attr: str, url: str, here: _Here, line: int) -> list[RawLink]:
     fragment = "" if fragment.lower() == "top" else fragment  # `#top` is a page's top, with or without such an id
     if url.strip().startswith("#"):
         return [RawLink(attr, url, here.page, here.rel, line, page=True, fragment=fragment)] if fragment else []
-    path = _output_path(url, here.base, page_ok=True)
+    path = None if _HOST.match(url.strip()) else _output_path(url, here.base, page_ok=True)
     if path is not None:
         return [RawLink(attr, url, path, here.rel, line)]
     page = _page_path(url, here.base)
@@ -221,7 +223,9 @@ class _Pages:
 
     def closest(self, link: RawLink) -> str | None:
         """The page whose URL is most like the link's, in any case (a link written in another case is a common
-        break)."""
+        break); another site's address written without its scheme (`github.com/x`) is that address."""
+        if _HOST.match(link.src):
+            return f"https://{link.src}"
         out = link.out
         if not self.urls:
             urls = sorted("/" + k.removesuffix("index.html") for k in self.outputs if k.endswith("index.html"))
