@@ -12,8 +12,10 @@ its output (pages, aliases, feeds, published images and their WebP sizes, `stati
   published silently (as Zola checks internal links).
 
 A page is found as a server finds it: `/blog/a/` is `blog/a/index.html`; `/about` is `about`, `about.html` or
-`about/index.html`. Comments and code are not looked into; URLs with a scheme or a host, `#x` (a fragment of the
-same page), `data:`, `mailto:` and server pages (`.php`, `.asp`) are not local: a link's fragment is not checked."""
+`about/index.html`. A link's section (`#x`, of the post itself or `/blog/a/#x` of another page) must be an id (or an
+`<a name>`) of that page, read once from the staged or published file; `#top` is every page's top. Comments and code
+are not looked into; URLs with a scheme or a host, `data:`, `mailto:` and server pages (`.php`, `.asp`) are not
+local."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ _FILE_SUFFIX = re.compile(r"\.(?!(?:html?|php|aspx?)$)(?=[a-z0-9]*[a-z])[a-z0-9]
 
 
 def raw_links(tokens: list[Token], env: dict[str, Any]) -> list[RawLink]:
-    """The local files the raw HTML of a post's tokens names, each with its line."""
+    """The local files and pages a post's tokens name (its raw HTML and its Markdown links), each with its line."""
     post = env.get("post")
     if post is None or ("src" not in post.body and "href" not in post.body and "](" not in post.body):
         return []
