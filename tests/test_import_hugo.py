@@ -384,9 +384,12 @@ def test_a_source_that_published_future_posts_keeps_them_published(tmp_path, fil
 def test_hugo_frontmatter_date_order_and_filename_dates(tmp_path):
     """The config's `[frontmatter] date` list picks each page's date as Hugo does: `:filename` takes a
     `2019-05-01-first-steps.md` file's date and slug (its URL is /posts/first-steps/, not the whole file name),
-    before the front matter's `date` when listed first; `:default` is Hugo's own list."""
+    before the front matter's `date` when listed first; `:default` is Hugo's own list. The `lastmod` and
+    `expiryDate` lists name their keys the same way."""
     files = {
-        "hugo.toml": 'title = "F"\n[frontmatter]\ndate = [":filename", ":default"]\n',
+        "hugo.toml": 'title = "F"\n[frontmatter]\ndate = [":filename", ":default"]\nlastmod = ["revised", ":default"]\n'
+        'expiryDate = ["hide_after"]\n',
+        "content/posts/revised.md": "---\ntitle: R\ndate: 2018-02-02\nrevised: 2019-03-03\nhide_after: 2019-04-04\n---\n",
         "content/posts/2019-05-01-first-steps.md": "---\ntitle: First\n---\n\nOne.\n",
         "content/posts/2020-02-02-second.md": "---\ntitle: Second\ndate: 2021-03-03\nslug: kept\n---\n\nTwo.\n",
         "content/posts/plain.md": "---\ntitle: Plain\ndate: 2018-01-01\n---\n\nThree.\n",
@@ -401,5 +404,7 @@ def test_hugo_frontmatter_date_order_and_filename_dates(tmp_path):
     assert str(front(new / "content/posts/plain.md")[0]["date"]).startswith("2018-01-01")
     bundle, _ = front(new / "content/posts/2017-07-07-bundle/index.md")
     assert str(bundle["date"]).startswith("2017-07-07") and bundle["permalink"] == "/posts/bundle/"
+    revised, _ = front(new / "content/posts/revised.md")  # the config's lastmod and expiryDate lists too
+    assert str(revised["updated"]).startswith("2019-03-03") and revised["draft"] is True
     build(new)
     assert (new / "output/posts/first-steps/index.html").is_file()

@@ -4,8 +4,8 @@ post or a page, its URL by Hugo's rules (hugo_urls.py) and where it is written.
 - A post is a page of a main section (`params.mainSections`, else the section with the most pages, as Hugo
   chooses) or one with `type: post|posts|blog`; any other page (`type: page`, a file at the content root or in
   another section) is a page.
-- Front matter carried over: `title`, `date` (else `publishDate`, else `lastmod`, else the file's time; in the
-  order of the config's `[frontmatter] date` list when it has one, `:filename` giving the date and the slug),
+- Front matter carried over: `title`, `date` (else `publishDate`, else `lastmod`, else the file's time; each of
+  the four dates in the order of the config's `[frontmatter]` list for it, `:filename` giving the date and the slug),
   `lastmod`/`modified` -> `updated`, `tags` and `categories` (tags), `draft`, `summary` (else `description`),
   `images[0]`/`image`/`featured_image`/`cover.image`/`thumbnail` -> `image`, `aliases` (a relative one made
   absolute from the page's folder, as Hugo does), `slug`, the language (a `.CODE.md` suffix or the language's
@@ -92,43 +92,53 @@ def _aliases(meta: dict[str, Any], url: str) -> list[str]:
     return [a for a in paths if a.rstrip("/") != url.rstrip("/")]  # Hugo's alias of a page's own URL: no redirect
 
 
-_DEFAULT_DATE = ("date", "publishdate", "pubdate", "published", "lastmod", "modified")  # Hugo's `:default`
+_DEFAULTS = {  # Hugo's `:default` list of each of a page's dates, with their aliases
+    "date": ("date", "publishdate", "pubdate", "published", "lastmod", "modified"),
+    "lastmod": (":git", "lastmod", "modified", "date", "publishdate", "pubdate", "published"),
+    "publishdate": ("publishdate", "pubdate", "published", "date"),
+    "expirydate": ("expirydate", "unpublishdate"),
+}
 _FILENAME_DATE = re.compile(r"(\d{4}-\d\d-\d\d)-?(.*)")
 
 
-def _when(meta: dict[str, Any], site: HugoSite, path: Path) -> tuple[datetime, str]:
-    """The page's date as the config's `[frontmatter] date` list finds it (Hugo's default list without one; the
-    file's time when nothing does), and the slug `:filename` gives (a `2019-05-01-first-steps.md` file's
-    `first-steps`, when it gave the date; "" otherwise)."""
+def _dated(meta: dict[str, Any], site: HugoSite, path: Path, which: str) -> tuple[datetime | None, str]:
+    """The page's date `which` (`date`, `lastmod`, `publishdate`, `expirydate`) as the config's `[frontmatter]`
+    list for it finds it (Hugo's `:default` list without one; None when nothing does), and the slug `:filename`
+    gives (a `2019-05-01-first-steps.md` file's `first-steps`, when it gave the date; "" otherwise). `:git` (the
+    last commit's date) is not read: the source folder has no history here."""
     found = site.config.get("frontmatter")
-    order = found.get("date") if isinstance(found, dict) else None
+    lists = {str(k).lower(): v for k, v in found.items()} if isinstance(found, dict) else {}
+    order = lists.get(which)
     named = [str(k).lower() for k in order] if isinstance(order, list) and order else [":default"]
-    for key in [k for n in named for k in (_DEFAULT_DATE if n == ":default" else (n,))]:
+    for key in [k for n in named for k in (_DEFAULTS[which] if n == ":default" else (n,))]:
         if key == ":filename":
             name = path.parent.name if path.stem.split(".")[0] in ("index", "_index") else path.stem.split(".")[0]
             match = _FILENAME_DATE.fullmatch(name)
             if match and (dt := parse_date(match.group(1), site.zone)) is not None:
                 return dt, match.group(2)
         elif key == ":filemodtime":
-            break
+            return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc), ""
         elif not key.startswith(":") and (dt := parse_date(meta.get(key), site.zone)) is not None:
-            return dt, ""  # `:git` (the last commit's date) is not read: the source folder has no history here
-    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc), ""
+            return dt, ""
+    return None, ""
 
 
-def _schedule(meta: dict[str, Any], site: HugoSite, dt: datetime, ours: dict[str, Any]) -> None:
+def _when(meta: dict[str, Any], site: HugoSite, path: Path) -> tuple[datetime, str]:
+    """The page's date (`_dated`; the file's time when nothing gives one) and the slug `:filename` gives."""
+    dt, named = _dated(meta, site, path, "date")
+    return (dt or datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)), named
+
+
+def _schedule(meta: dict[str, Any], site: HugoSite, path: Path, dt: datetime, ours: dict[str, Any]) -> None:
     """Hugo's publishDate and expiryDate as our `date` and `draft` (module docstring); `meta["_held"]` set to
     "future" or "expired" for a page Hugo did not publish when imported."""
     now = datetime.now(timezone.utc)
-    publish = next(
-        (d for k in ("publishdate", "pubdate", "published") if (d := parse_date(meta.get(k), site.zone)) is not None),
-        dt,
-    )
+    publish = _dated(meta, site, path, "publishdate")[0] or dt
     if publish != dt and (publish > now) != (dt > now) and not site.config.get("buildfuture"):
         ours["date"] = publish  # held back until its publishDate (or published by it although dated later)
     if ours["date"] > now and not site.config.get("buildfuture"):
         meta["_held"] = "future"
-    expiry = parse_date(meta.get("expirydate") or meta.get("unpublishdate"), site.zone)
+    expiry = _dated(meta, site, path, "expirydate")[0]
     if expiry is not None and expiry <= now and not site.config.get("buildexpired"):
         ours["draft"] = True
         meta["_held"] = "expired"
@@ -163,7 +173,9 @@ def hugo_doc(
     slug = str(meta.get("slug") or "").strip() or named
     url = page_url(PagePath(clean, title, slug, dt, lang, str(meta.get("url") or "")), site)
     ours: dict[str, Any] = {"title": title, "date": dt}
-    updated = parse_date(meta.get("lastmod") or meta.get("modified") or meta.get("updated"), site.zone)
+    updated = _dated(meta, site, path, "lastmod")[0]
+    if updated is None or updated == dt:  # some themes' `updated:`
+        updated = parse_date(meta.get("updated"), site.zone)
     if updated is not None and updated != dt:
         ours["updated"] = updated
     ours["tags"] = list(dict.fromkeys(_words(meta.get("tags")) + _words(meta.get("categories"))))
@@ -171,7 +183,7 @@ def hugo_doc(
         ours["lang"] = lang
         ours["translation_key"] = str(meta.get("translationkey") or key)
     ours["permalink"] = url
-    _schedule(meta, site, dt, ours)
+    _schedule(meta, site, path, dt, ours)
     summary = meta.get("summary") or meta.get("description")
     if isinstance(summary, str) and summary.strip():
         ours["summary"] = " ".join(summary.split())
