@@ -20,6 +20,7 @@ from site_builder.util.cjk import cjk
 
 MORE = re.compile(r"<!--\s*more\s*-->", re.I)
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+_CAPTION = re.compile(r"<figcaption>(.*?)</figcaption>", re.S)
 _TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
 DESCRIPTION_CHARS = 200
@@ -78,7 +79,8 @@ def _code_spans(text: str) -> tuple[str, str]:
 def excerpt(fragment: str, keep: Callable[[str], str] = str) -> str:
     """The plain text of a post's HTML that stands for it in a list: every paragraph before `<!--more-->`, else
     the first paragraphs up to about DESCRIPTION_CHARS characters, a CJK one counting two (cut at a word or a CJK
-    comma, with an ellipsis). `keep` is given each paragraph's HTML before its tags are stripped."""
+    comma, with an ellipsis); a post with no paragraph, its figures' captions. `keep` is given each paragraph's
+    HTML before its tags are stripped."""
     more = MORE.search(fragment)
     if more is not None:  # the author's own cut, kept whole
         return " ".join(filter(None, (_plain(keep(m[1])) for m in _PARAGRAPH.finditer(fragment, 0, more.start()))))
@@ -87,6 +89,8 @@ def excerpt(fragment: str, keep: Callable[[str], str] = str) -> str:
         text = f"{text} {_plain(keep(m[1]))}".strip()
         if len(text) >= DESCRIPTION_CHARS // 2:
             break
+    if not text and "<figcaption>" in fragment:  # a post of figures alone: their captions say what it shows
+        text = " ".join(filter(None, (_plain(keep(m[1])) for m in _CAPTION.finditer(fragment))))
     if _width(text) > DESCRIPTION_CHARS:
         text = _cut(text).rstrip(",;:.，；：、。") + "…"
     return text

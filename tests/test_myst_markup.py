@@ -72,3 +72,5 @@ def test_a_myst_figure_is_one_figure_with_its_caption_and_a_missing_one_is_named
     assert shown.figcaption.text == "A field at dusk." and shown.figcaption.em.text == "field"
     assert missing.figcaption.text == "Its caption." and "Not there" in missing.select_one(".image-missing").text
     assert not page.select("div.post-body > p")
+    # a post of figures alone: its link preview says what they show, from their captions
+    assert page.find("meta", attrs={"name": "description"})["content"] == "A field at dusk. Its caption."
