@@ -104,13 +104,19 @@ def chromium(*flags: str):
 
 
 def article_text(browser, selector: str = "article") -> str:
-    """The text of the page's `selector` (its article), or "" while the page is being replaced by a reload."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    """The text of the page's `selector` (its article), or "" while the page is being replaced by a reload: the
+    element gone (stale, not found) or, between chromedriver's find and its read, detached ("Node with given id
+    does not belong to the document", an inspector error seen once in a fresh-clone run); a caller polls again."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 
     try:
         return browser.find_element("css selector", selector).text
     except (StaleElementReferenceException, NoSuchElementException):
         return ""
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return ""
+        raise
 
 
 def open_page(browser, url: str) -> None:
