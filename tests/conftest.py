@@ -17,12 +17,14 @@ import contextlib
 import fcntl
 import os
 import socket
+import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_cli
+from helpers import REPO
 
 # pytest keeps the test modules it rewrote (for its assertion messages) in tests/__pycache__: with
 # PYTHONDONTWRITEBYTECODE set, as on this machine, each of `make test`'s five pytest processes rewrote every test file
@@ -81,9 +83,35 @@ def bundled_output(config: pytest.Config) -> Path:
     with shared_lock(config, "bundled"):
         if not (shared / "bundled.done").exists():
             with shared_lock(config, "ray"):  # it runs Ray's two posts
-                run_cli("build", "--source", str(REPO), "--output", str(shared / "bundled-output"), check=True)
+                _build_bundled(shared / "bundled-output")
             (shared / "bundled.done").touch()
     return shared / "bundled-output"
+
+
+RAY_STARTUP = "The current node timed out during startup"  # Ray's own 30 s wait for its raylet, in ray.init
+
+
+def _build_bundled(output: Path) -> None:
+    """Build the bundled site into `output`, ahead of the other workers' processes where the system lets it.
+
+    The build starts while the other workers build wheels and an 800-post site: on two busy cores, Ray's raylet
+    once missed `ray.init`'s fixed 30 s to register (a fresh-clone run, and CI two stops ago). So the build runs at
+    a higher priority when allowed (root), and a build that failed only on that timeout runs once more (the posts
+    that passed come from the run cache), with a warning in the summary; any other failure fails at once."""
+    command = [sys.executable, "-m", "site_builder", "build", "--source", str(REPO), "--output", str(output)]
+    for attempt in (1, 2):
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=900, preexec_fn=_ahead)
+        if proc.returncode == 0:
+            return
+        if attempt == 2 or RAY_STARTUP not in proc.stderr:
+            raise AssertionError(f"the bundled build failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        warnings.warn(f"the bundled build ran again: Ray's node did not start in time ({RAY_STARTUP})", stacklevel=1)
+
+
+def _ahead() -> None:
+    """In the build's process before it starts: a higher priority, which its posts' processes (Ray's) inherit."""
+    with contextlib.suppress(OSError):
+        os.nice(-5)
 
 
 @pytest.fixture(scope="session")
