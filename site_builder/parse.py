@@ -42,21 +42,21 @@ def heading_slug(text: str) -> str:
     return re.sub(r"[^\w\- \t]", "", text.lower()).replace(" ", "-").replace("\t", "-") or "section"
 
 
-def _math_heading_ids(state: StateCore) -> None:
-    """A heading with inline math takes its id from its text and the formula's TeX, as kramdown makes it from the
-    heading's source (`### $\\pi_0$ Flow Model` is `pi_0-flow-model`); the anchors plugin reads the text alone
-    (`flow-model`), so this rule gives it the id first."""
-    if "$" not in state.src and "\\(" not in state.src:
-        return
-    taken: set[str] = set()
-    for i, tok in enumerate(state.tokens):
-        if tok.type != "heading_open" or tok.attrGet("id"):
+def _heading_ids(state: StateCore) -> None:
+    """Every heading's id (`heading_slug`), from its text, its code and its formulas' TeX, as kramdown makes it from
+    the heading's source (`### $\\pi_0$ Flow Model` is `pi_0-flow-model`; the anchors plugin reads text and code
+    alone, `flow-model`): made here, before that plugin, which keeps a heading's id and adds its permalink. An id
+    written in the source is kept and no other heading takes it."""
+    headings = [i for i, tok in enumerate(state.tokens) if tok.type == "heading_open"]
+    taken = {str(state.tokens[i].attrGet("id")) for i in headings if state.tokens[i].attrGet("id")}
+    for i in headings:
+        if state.tokens[i].attrGet("id"):
             continue
         kids = state.tokens[i + 1].children or []
-        if any(k.type.startswith("math") for k in kids):
-            title = "".join(k.content for k in kids if k.type in ("text", "code_inline") or k.type.startswith("math"))
-            tok.attrSet("id", unique_slug(heading_slug(title), taken))
-            taken.add(str(tok.attrGet("id")))
+        title = "".join(k.content for k in kids if k.type in ("text", "code_inline") or k.type.startswith("math"))
+        slug = unique_slug(heading_slug(title), taken)
+        state.tokens[i].attrSet("id", slug)
+        taken.add(slug)
 
 
 def _gallery_rules(state: StateCore) -> None:
@@ -321,7 +321,7 @@ def make_parser() -> MarkdownIt:
         permalinkSymbol="#",
         permalinkBefore=False,
     )
-    md.core.ruler.before("anchor", "math_heading_ids", _math_heading_ids)
+    md.core.ruler.before("anchor", "heading_ids", _heading_ids)
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
