@@ -116,29 +116,32 @@ def _in_html(html: str, first: int, here: _Here) -> list[RawLink]:
 def _output_path(url: str, base: str, page_ok: bool) -> str | None:
     """The output file a local URL names (`assets/x.png`); None for another site's, a page's (`page_ok`: `<a>`), a
     fragment's, or one that leaves the site."""
-    url = url.strip()
-    parts = urlsplit(url)
-    if not url or parts.scheme or parts.netloc or not parts.path or url.startswith("#") or "{" in url:
+    local = _local(url, base)
+    if local is None or local[0].endswith("/") or (page_ok and not _FILE_SUFFIX.search(local[0])):
         return None
-    path = unquote(parts.path)
-    if path.endswith("/") or (page_ok and not _FILE_SUFFIX.search(path)):
-        return None
-    full = posixpath.normpath(path if path.startswith("/") else base + path)  # `..` above the root stays at it
-    return full.lstrip("/") or None
+    return local[1].lstrip("/") or None
 
 
 def _page_path(url: str, base: str) -> str | None:
     """The site path of the page a local URL names, without its leading `/` (`blog/2024/a/`, `about`, "" for the
     home page); None for another site's, a fragment of this page, a server's page, or one that leaves the site."""
+    local = _local(url, base)
+    if local is None or posixpath.splitext(local[0])[1].lower() in _SERVER_PAGES:
+        return None
+    path, full = local
+    return full.strip("/") + ("/" if path.endswith("/") and full.strip("/") else "")
+
+
+def _local(url: str, base: str) -> tuple[str, str] | None:
+    """A local URL's path as written (decoded) and the site path it names, read against the folder `base` as a
+    browser reads it (`..` above the root stays at it); None for another site's, this page's own `#x` or `?q`, or
+    a template's placeholder (`{`)."""
     url = url.strip()
     parts = urlsplit(url)
-    if not url or parts.scheme or parts.netloc or url.startswith(("#", "?")) or "{" in url:
+    if not url or parts.scheme or parts.netloc or not parts.path or "{" in url:
         return None
     path = unquote(parts.path)
-    if posixpath.splitext(path)[1].lower() in _SERVER_PAGES:
-        return None
-    full = posixpath.normpath(path if path.startswith("/") else base + path)
-    return full.strip("/") + ("/" if path.endswith("/") and full.strip("/") else "")
+    return path, posixpath.normpath(path if path.startswith("/") else base + path)
 
 
 def _file_of(link: RawLink, outputs: dict[str, Any] | set[str]) -> str | None:
