@@ -112,7 +112,7 @@ def polyglot_links(default_lang: str) -> Rule:
         lang = str(ctx.doc.meta.get("lang") or default_lang)
         if lang == default_lang or ("](/" not in text and "href" not in text):
             return text
-        urls = set(ctx.urls.by_key.values())
+        urls = ctx.urls.urls
 
         def swap(m: re.Match[str], _start: int) -> str:
             path = m.group(2)

@@ -36,9 +36,11 @@ class UrlIndex:
     name `2010-07-21-name`, a path relative to the site's content folder, ...)."""
 
     by_key: dict[str, str] = field(default_factory=dict)
+    urls: set[str] = field(default_factory=set)  # every URL added, whatever its key
 
     def add(self, key: str, url: str) -> None:
         self.by_key.setdefault(key, url)
+        self.urls.add(url)
 
     def find(self, key: str) -> str | None:
         return self.by_key.get(key.strip().strip("/"))
