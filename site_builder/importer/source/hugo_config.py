@@ -111,6 +111,7 @@ class HugoSite:
     main_sections: list[str]
     zone: tzinfo
     menu: list[dict[str, Any]] = field(default_factory=list)
+    dates: dict[str, list[str]] = field(default_factory=dict)  # each date's keys, in order (`_date_keys`)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -184,4 +185,26 @@ def hugo_site(config: dict[str, Any]) -> HugoSite:
         main_sections=[str(s) for s in (main if isinstance(main, list) else [main])],
         zone=_zone(config),
         menu=[m for m in menu if isinstance(m, dict)] if isinstance(menu, list) else [],
+        dates=_date_keys(config),
     )
+
+
+DATE_DEFAULTS = {  # Hugo's `:default` list of each of a page's dates, with their aliases
+    "date": ("date", "publishdate", "pubdate", "published", "lastmod", "modified"),
+    "lastmod": (":git", "lastmod", "modified", "date", "publishdate", "pubdate", "published"),
+    "publishdate": ("publishdate", "pubdate", "published", "date"),
+    "expirydate": ("expirydate", "unpublishdate"),
+}
+
+
+def _date_keys(config: dict[str, Any]) -> dict[str, list[str]]:
+    """Each date's front matter keys and `:` sources in the order the config's `[frontmatter]` list gives them
+    (lower-cased, `:default` expanded; Hugo's default list without one)."""
+    found = config.get("frontmatter")
+    lists = {str(k).lower(): v for k, v in found.items()} if isinstance(found, dict) else {}
+    keys = {}
+    for which, default in DATE_DEFAULTS.items():
+        order = lists.get(which)
+        named = [str(k).lower() for k in order] if isinstance(order, list) and order else [":default"]
+        keys[which] = [k for n in named for k in (default if n == ":default" else (n,))]
+    return keys

@@ -92,12 +92,6 @@ def _aliases(meta: dict[str, Any], url: str) -> list[str]:
     return [a for a in paths if a.rstrip("/") != url.rstrip("/")]  # Hugo's alias of a page's own URL: no redirect
 
 
-_DEFAULTS = {  # Hugo's `:default` list of each of a page's dates, with their aliases
-    "date": ("date", "publishdate", "pubdate", "published", "lastmod", "modified"),
-    "lastmod": (":git", "lastmod", "modified", "date", "publishdate", "pubdate", "published"),
-    "publishdate": ("publishdate", "pubdate", "published", "date"),
-    "expirydate": ("expirydate", "unpublishdate"),
-}
 _FILENAME_DATE = re.compile(r"(\d{4}-\d\d-\d\d)-?(.*)")
 
 
@@ -106,11 +100,7 @@ def _dated(meta: dict[str, Any], site: HugoSite, path: Path, which: str) -> tupl
     list for it finds it (Hugo's `:default` list without one; None when nothing does), and the slug `:filename`
     gives (a `2019-05-01-first-steps.md` file's `first-steps`, when it gave the date; "" otherwise). `:git` (the
     last commit's date) is not read: the source folder has no history here."""
-    found = site.config.get("frontmatter")
-    lists = {str(k).lower(): v for k, v in found.items()} if isinstance(found, dict) else {}
-    order = lists.get(which)
-    named = [str(k).lower() for k in order] if isinstance(order, list) and order else [":default"]
-    for key in [k for n in named for k in (_DEFAULTS[which] if n == ":default" else (n,))]:
+    for key in site.dates[which]:
         if key == ":filename":
             name = path.parent.name if path.stem.split(".")[0] in ("index", "_index") else path.stem.split(".")[0]
             match = _FILENAME_DATE.fullmatch(name)
