@@ -1,8 +1,11 @@
 """Admonitions: `::: note|tip|important|warning|danger|correction [Title]` blocks and GitHub alerts
-(`> [!NOTE]`), parsed into `admonition_*` tokens and rendered as `<aside role="note">` with a visible title.
+(`> [!NOTE]`), parsed into `admonition_*` tokens and rendered as `<aside role="note">` with a visible title; a
+folded one (`meta["fold"]`: Obsidian's `> [!TIP]- Title`, and callouts.py's forms) as a `<details>` whose
+`<summary>` is its title (`open` when it is unfolded: `[!TIP]+`).
 
-A markdown-it plugin: a `:::` container that takes any kind, a core rule that names each block's kind (an unknown
-one is a warning with the closest known kind, shown as a note) and gives it a title, and the rules' HTML."""
+A markdown-it plugin: a `:::` container that takes any kind (and Quarto's `{.callout-note}`, callouts.py), a core
+rule that names each block's kind (an unknown one is a warning with the closest known kind, shown as a note) and
+gives it a title, and the rules' HTML."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.container import container_plugin
 
+from site_builder.callouts import CLOSED, div_callout
 from site_builder.fences import warn
 from site_builder.util.langs import in_language
 
@@ -30,6 +34,7 @@ ALIASES = {
     "attention": "warning",
     "seealso": "note",
 }
+KNOWN = frozenset([*KINDS, *ALIASES])
 OTHER_CONTAINERS = ("gallery", "bilingual")  # `:::` blocks of their own, matched before this one
 TITLES = {
     "en": {
@@ -92,12 +97,13 @@ TITLES = {
 _NAME = re.compile(
     r"\s*\{?([A-Za-z][\w-]*(?::[\w-]+)*)\}?(?:\s+(.*?))?\s*$"
 )  # `note Title`, MyST's `{note}`, `{py:module}`
-_ALERT = re.compile(r"\[!([A-Za-z]+)\][+-]?(?=\s|$)[ \t]*")  # GitHub's `[!NOTE]`, Obsidian's `[!tip]- Title`
+_MARKS = (":::", ">", "```{", "~~~{", "!!!", "???")  # in the text of a post that may hold an admonition
+_ALERT = re.compile(r"\[!([A-Za-z]+)\]([+-]?)(?=\s|$)[ \t]*")  # GitHub's `[!NOTE]`, Obsidian's `[!tip]- Title`
 
 
 def _is_admonition(params: str, markup: str) -> bool:
     m = _NAME.match(params)
-    return m is not None and m.group(1) not in OTHER_CONTAINERS
+    return (m is not None and m.group(1) not in OTHER_CONTAINERS) or div_callout(params, KNOWN) is not None
 
 
 def _kind(state: StateCore, tok: Token, name: str) -> str:
@@ -115,6 +121,7 @@ def _kind(state: StateCore, tok: Token, name: str) -> str:
 def _title_tokens(state: StateCore, opener: Token, name: str, title: list[Token]) -> list[Token]:
     """The title paragraph: `title` (inline tokens), or the name of the kind (`caution`: Caution) in the post's
     language; the block's kind, from `name`, on `opener`."""
+    name = name.removeprefix("callout-")  # `::: callout-tip`, as Quarto's class names it
     kind = _kind(state, opener, name)
     post = state.env.get("post")
     words = in_language(post.lang, TITLES) if post is not None else TITLES["en"]
@@ -122,7 +129,8 @@ def _title_tokens(state: StateCore, opener: Token, name: str, title: list[Token]
     n = state.env["admonitions"] = state.env.get("admonitions", 0) + 1
     opener.meta.update(kind=kind, id=f"admonition.{n}")  # `.` is in no heading's id (parse.heading_slug drops it)
     start = Token("admonition_title_open", "p", 1)
-    start.meta.update(id=opener.meta["id"], label=word if title else "")  # said before a title of its own
+    # the kind's word is said before a title of its own; a folded one's title is its <summary>
+    start.meta.update(id=opener.meta["id"], label=word if title else "", fold=opener.meta.get("fold"))
     if not title:
         title = [Token("text", "", 0)]
         title[0].content = word
@@ -142,7 +150,8 @@ def _inline(state: StateCore, text: str) -> list[Token]:
 
 def _alert(state: StateCore, i: int) -> tuple[str, list[Token], bool] | None:
     """For a blockquote opening at `i` whose first line is `[!KIND] optional title`: KIND, the title's tokens,
-    and whether the first paragraph held only that line (it is then dropped); else None."""
+    and whether the first paragraph held only that line (it is then dropped); else None. `[!KIND]-` folds it
+    (`meta["fold"]` of the blockquote's token), `[!KIND]+` too, open."""
     tokens = state.tokens
     if i + 2 >= len(tokens) or tokens[i + 1].type != "paragraph_open" or tokens[i + 2].type != "inline":
         return None
@@ -153,6 +162,8 @@ def _alert(state: StateCore, i: int) -> tuple[str, list[Token], bool] | None:
         return None
     cut = next((n for n, c in enumerate(children) if c.type in ("softbreak", "hardbreak")), len(children))
     title, rest = children[:cut], children[cut + 1 :]
+    if m.group(2):
+        state.tokens[i].meta["fold"] = CLOSED if m.group(2) == "-" else "open"
     title[0].content = title[0].content[m.end() :]
     if not title[0].content:
         title = title[1:]
@@ -163,10 +174,11 @@ def _alert(state: StateCore, i: int) -> tuple[str, list[Token], bool] | None:
 
 def _admonition_rule(state: StateCore) -> None:
     """`:::` admonitions and GitHub alerts as `admonition_open`, its title, the content, `admonition_close`."""
-    if ":::" not in state.src and ">" not in state.src and "```{" not in state.src and "~~~{" not in state.src:
-        return  # no container, no blockquote, no MyST directive (fast path)
+    if not any(mark in state.src for mark in _MARKS):
+        return  # no container, no blockquote, no MyST directive, no MkDocs admonition (fast path)
     out: list[Token] = []
     closing: list[bool] = []  # for each open blockquote: whether it is an alert
+    opened: list[Token] = []  # the admonitions open: a closing token is told whether its opener is folded
     skip = 0
     for i, tok in enumerate(state.tokens):
         if skip:
@@ -177,9 +189,11 @@ def _admonition_rule(state: StateCore) -> None:
             name, title = (m.group(1), m.group(2) or "") if m else ("note", "")
             tok.type, tok.tag = "admonition_open", "aside"
             out += [tok, *_title_tokens(state, tok, name, _inline(state, title))]
+            opened.append(tok)
             continue
         if tok.type == "container_admonition_close":
             tok.type, tok.tag = "admonition_close", "aside"
+            tok.meta["fold"] = opened.pop().meta.get("fold")
         elif tok.type == "blockquote_open":
             alert = _alert(state, i)
             closing.append(alert is not None)
@@ -187,31 +201,36 @@ def _admonition_rule(state: StateCore) -> None:
                 name, title, drop_paragraph = alert
                 tok.type, tok.tag = "admonition_open", "aside"
                 out += [tok, *_title_tokens(state, tok, name, title)]
+                opened.append(tok)
                 skip = 3 if drop_paragraph else 0
                 continue
         elif tok.type == "blockquote_close" and closing.pop():
             tok.type, tok.tag = "admonition_close", "aside"
+            tok.meta["fold"] = opened.pop().meta.get("fold")
         out.append(tok)
     state.tokens = out
 
 
 def _open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     meta = tokens[idx].meta
-    return f'<aside class="admonition admonition-{meta["kind"]}" role="note" aria-labelledby="{meta["id"]}">\n'
+    kind = f"admonition admonition-{meta['kind']}"
+    if meta.get("fold"):  # a <details>: its <summary> names it
+        return f'<details class="{kind}"{"" if meta["fold"] == CLOSED else " open"}>\n'
+    return f'<aside class="{kind}" role="note" aria-labelledby="{meta["id"]}">\n'
 
 
 def _title_open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     meta = tokens[idx].meta  # a title of its own says the kind too, to those who do not see the icon
     kind = f'<span class="admonition-kind">{escape(meta["label"])}: </span>' if meta["label"] else ""
-    return f'<p class="admonition-title" id="{meta["id"]}">{kind}'
+    return f'<{"summary" if meta.get("fold") else "p"} class="admonition-title" id="{meta["id"]}">{kind}'
 
 
 def _title_close(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-    return "</p>\n"
+    return "</summary>\n" if tokens[idx - 2].meta.get("fold") else "</p>\n"
 
 
 def _close(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-    return "</aside>\n"
+    return "</details>\n" if tokens[idx].meta.get("fold") else "</aside>\n"
 
 
 def admonitions_plugin(md: MarkdownIt) -> None:

@@ -38,6 +38,7 @@ BLOCK_CHARS = {
     "reference": "[",
     "html_block": "<",
     "heading": "#",
+    "admonition": "!?",  # mdit-py-plugins' admon (callouts.py): `!!!`, `???`
 }
 CONTAINER_CHAR = ":"  # the marker of mdit-py-plugins' containers (`container_<name>` rules), as parse.py uses them
 INLINE_CHARS = {

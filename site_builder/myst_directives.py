@@ -2,7 +2,9 @@
 
 An admonition directive (`{note}`, `{warning}`, `{tip}`, ..., `{seealso}`, `{admonition} Title`) becomes this site's
 admonition (`admonitions`): its body is Markdown, parsed here (code blocks inside it run and are checked as any other),
-its `:class:` option may name its kind. A MyST colon fence (`:::{note}`) is already a `:::` admonition; its option
+its `:class:` option may name its kind, and `:class: dropdown` folds it (a `<details>`, as sphinx-togglebutton
+shows it); sphinx-design's `{dropdown} Title` is a folded note (`:open:` unfolded, `:color: warning` its kind). A
+MyST colon fence (`:::{note}`) is already a `:::` admonition; its option
 lines leave its text here. `{image} url` and `{figure} url` (its body the caption) are the Markdown image. A
 directive with no meaning in a blog (`{toctree}`, `{automodule}`, `{currentmodule}`, ..., or any other with no body)
 is not shown; any other (`{topic}`, `{sidebar}`, `{py:function} f(x)`: text the author wrote) is shown as a note
@@ -21,6 +23,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from site_builder.admonitions import ALIASES, KINDS
+from site_builder.callouts import CLOSED, OPEN
 from site_builder.conventions import cell_options, declared
 from site_builder.fences import warn
 from site_builder.sybil_convention import SYBIL_DIRECTIVES
@@ -34,7 +37,11 @@ MYST_ADMONITIONS = {
     **{name: name for name in ("caution", "attention", "hint", "error")},  # ALIASES name their kinds
     "seealso": "seealso",
     "admonition": "admonition",
+    "dropdown": "dropdown",  # sphinx-design's
 }
+TITLED = ("admonition", "dropdown")  # their arguments are their title, not the start of their body
+# sphinx-design's colours that name a kind here (the others: a note)
+COLOURS = {"info": "note", "success": "tip", "warning": "warning", "danger": "danger"}
 NO_MEANING = "MyST directives with no meaning here"
 # Sphinx's structure of a documentation project, never text of a page: left out with what they hold
 STRUCTURAL = frozenset(["toctree", "tableofcontents", "contents", "index", "currentmodule", "module", "include"])
@@ -139,15 +146,15 @@ def _admonition(state: StateCore, tok: Token, name: str, arguments: str, dropped
     arguments are the start of its body, as MyST reads them; an `{admonition}`'s are its title)."""
     lines = tok.content.splitlines(keepends=True)
     options, used = cell_options(lines)
-    title = arguments if name == "admonition" else ""
+    title = arguments if name in TITLED else ""
     body = "".join(lines[used:])
     if arguments and not title:
         body = arguments + "\n" + body
         used -= 1  # the body starts on the fence's line
-    kind = _kind(name, options.get("class", ""))
     opener = Token("container_admonition_open", "div", 1)
-    opener.info, opener.markup, opener.block = f"{kind} {title}".strip(), tok.markup, True
+    opener.info, opener.markup, opener.block = f"{_kind(name, options)} {title}".strip(), tok.markup, True
     opener.map = tok.map
+    _fold(opener, name, options)
     inner = _parse_in_place(state, body, tok, deeper=1, below=1 + used)
     closer = Token("container_admonition_close", "div", -1)
     closer.markup, closer.block = tok.markup, True
@@ -167,13 +174,22 @@ def _parse_in_place(state: StateCore, text: str, tok: Token, deeper: int, below:
     return inner
 
 
-def _kind(name: str, classes: str) -> str:
+def _kind(name: str, options: dict[str, str]) -> str:
     """The kind of admonition: its name's, or the first word of its `:class:` that names one (`{admonition}` with
-    `:class: tip`); `seealso` and `admonition` without one are notes (`seealso` titled See also)."""
-    for word in classes.split():
+    `:class: tip`), or a `{dropdown}`'s `:color:`; `seealso`, and `admonition` and `dropdown` without one, are notes
+    (`seealso` titled See also)."""
+    for word in options.get("class", "").split():
         if word in KINDS or word in ALIASES:
             return word
-    return "note" if name == "admonition" else name
+    if name == "dropdown":
+        return COLOURS.get(options.get("color", ""), "note")
+    return "note" if name in TITLED else name
+
+
+def _fold(opener: Token, name: str, options: dict[str, str]) -> None:
+    """A `{dropdown}`, or an admonition of `:class: dropdown`, is folded (unfolded with `:open:`)."""
+    if name == "dropdown" or "dropdown" in options.get("class", "").split():
+        opener.meta["fold"] = OPEN if "open" in options else CLOSED
 
 
 def _colon_fence(tokens: list[Token], i: int) -> None:
@@ -181,12 +197,13 @@ def _colon_fence(tokens: list[Token], i: int) -> None:
     `:class:` may name its kind)."""
     name, _, title = tokens[i].info.strip().partition(" ")
     if i + 2 >= len(tokens) or tokens[i + 1].type != "paragraph_open" or tokens[i + 2].type != "inline":
-        tokens[i].info = f"{'note' if name == '{admonition}' else name} {title}".strip()
+        tokens[i].info = f"{_kind(name.strip('{}'), {})} {title}".strip()
+        _fold(tokens[i], name.strip("{}"), {})
         return
     inline = tokens[i + 2]
     options, used = cell_options(inline.content.splitlines(keepends=True))
     if used:
         inline.content = "".join(inline.content.splitlines(keepends=True)[used:])
         tokens[i + 1].hidden = tokens[i + 3].hidden = not inline.content.strip()
-    kind = _kind(name.strip("{}"), options.get("class", ""))
-    tokens[i].info = f"{kind} {title}".strip()
+    tokens[i].info = f"{_kind(name.strip('{}'), options)} {title}".strip()
+    _fold(tokens[i], name.strip("{}"), options)

@@ -19,7 +19,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from site_builder.admonitions import admonitions_plugin
+from site_builder.admonitions import KNOWN, admonitions_plugin
+from site_builder.callouts import callouts_plugin
 from site_builder.cjk_emphasis import cjk_emphasis_plugin
 from site_builder.conventions import declared, read_conventions
 from site_builder.fastparse import speed_up
@@ -324,8 +325,9 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.before("anchor", "heading_ids", _heading_ids)
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
+    md.use(callouts_plugin, KNOWN)  # MkDocs' `!!! note`, Quarto's `::: {.callout-note}`: before admonitions_plugin
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
-    md.core.ruler.after("block", "myst_directives", myst_directives)  # before inline: its tokens are parsed inline
+    md.core.ruler.after("callouts", "myst_directives", myst_directives)  # before inline: its tokens are parsed inline
     md.core.ruler.push("heading_levels", _heading_levels)
     md.core.ruler.push("headerless_tables", _headerless_tables)
     md.core.ruler.push("gallery_figures", _gallery_rules)

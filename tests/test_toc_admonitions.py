@@ -212,9 +212,12 @@ def test_an_unknown_kind_is_a_warning_at_its_line_and_a_note(built):
 def test_a_myst_note_fence_is_the_sites_note(built):
     root, stderr = built
     body = page(root, "/blog/2023/myst/").select_one(".post-body")
-    asides = body.select("aside.admonition")
+    asides = body.select(".admonition")
     kinds = [a["class"][1] for a in asides]
     assert kinds == ["admonition-note", "admonition-warning", "admonition-tip", "admonition-note", "admonition-note"]
+    # `:class: dropdown` folds the warning and the seealso: a <details> each, its title the summary
+    assert [a.name for a in asides] == ["aside", "details", "aside", "details", "aside"]
+    assert [a.get("open") for a in asides if a.name == "details"] == [None, None]
     titles = [a.select_one(".admonition-title").get_text() for a in asides]
     assert titles == ["Note", "Warning", "Tip: Your own title", "See also", "Note: A topic"]
     assert asides[4].find_all("p")[1].get_text() == "Words of the author's."  # a directive's text is never lost
@@ -223,7 +226,8 @@ def test_a_myst_note_fence_is_the_sites_note(built):
     caption = figure.find_parent("figure").find("figcaption")  # a figure's caption is its <figcaption>, not the alt
     assert caption is not None and caption.get_text() == "Its caption." and caption.find("em").get_text() == "caption"
     assert figure.find_parent("figure").find_next_sibling("p").get_text() == "Its legend."  # a legend follows it
-    assert asides[3].find_all("p")[1].get_text() == "The docs."  # a colon fence's option line left out
+    # a colon fence's option line left out (its title: the summary)
+    assert asides[3].find_all("p")[0].get_text() == "The docs."
     assert asides[0].find_all("p")[1].find("code").get_text() == "code"  # its body is Markdown
     assert asides[1].select_one("div.highlight code.language-python"), "the code inside it is code"
     assert "{" not in body.get_text() and ":class:" not in body.get_text() and "first.md" not in body.get_text()
