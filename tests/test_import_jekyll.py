@@ -270,7 +270,10 @@ def test_values_liquid_computes_and_mathjax_numbering(tmp_path):
 
 def test_jekyll_scholar_citations_and_references(tmp_path):
     bib = "@article{Chernoff73,\n  author = {Chernoff, Herman},\n  title = {The Use of Faces.},\n  journal = {JASA},\n  year = 1973\n}\n"
-    post = "---\ntitle: c\n---\nFaces {% cite Chernoff73 --file refs %} and {% cite Nobody99 %}.\n\n{% bibliography --file refs --cited %}\n"
+    post = (  # in al-folio's <div>, as its posts have it
+        "---\ntitle: c\n---\nFaces {% cite Chernoff73 --file refs %} and {% cite Nobody99 %}.\n\n"
+        '<div class="publications">\n{% bibliography --file refs --cited %}\n</div>\n'
+    )
     old = jekyll_site(tmp_path / "old", "title: T\n", {"_bibliography/refs.bib": bib, "_posts/2020-01-02-c.md": post})
     new = tmp_path / "new"
     proc = run_cli("import", str(old), str(new), check=True)
@@ -278,6 +281,11 @@ def test_jekyll_scholar_citations_and_references(tmp_path):
     assert "Faces ([Chernoff, 1973](#Chernoff73)) and [Nobody99]." in text
     assert '1. <span id="Chernoff73"></span>**The Use of Faces**. Herman Chernoff. *JASA*. 1973.' in text
     assert "_posts/2020-01-02-c.md:4: citation {% cite Nobody99 %}: no entry Nobody99" in proc.stderr
+    run_cli("build", cwd=new, check=True)
+    page = next(p for p in (new / "output").rglob("*.html") if "Chernoff73" in p.read_text()).read_text()
+    # the list is Markdown, not text of the HTML block around it (a blank line ends that block)
+    assert '<div class="publications">\n<ol>\n<li><span id="Chernoff73"></span><strong>The Use of Faces</strong>' in page
+    assert "**" not in page
 
 
 def test_octopress_site_in_its_source_folder(tmp_path):

@@ -154,7 +154,9 @@ def scholar_rules(bibs: dict[str, dict[str, BibEntry]], default: str) -> tuple[R
                 entries = list(bibs.get(file or default, {}).values())
             if not entries:
                 return ctx.unconverted(text, offset + m.start(), m.group(0), "no entries found")
-            return "\n".join(f'1. <span id="{e.key}"></span>{e.reference()}' for e in entries)
+            # blank lines around: in al-folio's `<div class="publications">`, the list is Markdown, not the HTML
+            # block's text (CommonMark ends an HTML block at a blank line)
+            return "\n\n" + "\n".join(f'1. <span id="{e.key}"></span>{e.reference()}' for e in entries) + "\n\n"
 
         return sub_outside_code(_BIBLIOGRAPHY, one, text)
 
