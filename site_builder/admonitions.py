@@ -35,7 +35,7 @@ ALIASES = {
     "seealso": "note",
 }
 KNOWN = frozenset([*KINDS, *ALIASES])
-OTHER_CONTAINERS = ("gallery", "bilingual")  # `:::` blocks of their own, matched before this one
+OTHER_CONTAINERS = ("gallery", "bilingual", "tab")  # `:::` blocks of their own, matched before this one
 TITLES = {
     "en": {
         "note": "Note",

@@ -46,6 +46,7 @@ NO_MEANING = "MyST directives with no meaning here"
 # Sphinx's structure of a documentation project, never text of a page: left out with what they hold
 STRUCTURAL = frozenset(["toctree", "tableofcontents", "contents", "index", "currentmodule", "module", "include"])
 IMAGES = frozenset(["image", "figure"])
+TABS = frozenset(["tab-set", "tab-item"])  # sphinx-design's: tabs.py's `::: tab Label` blocks
 
 
 def directive_of(tok: Token) -> tuple[str, str] | None:
@@ -103,6 +104,8 @@ def _expand(state: StateCore, tokens: list[Token], dropped: list[Dropped]) -> li
             out += _admonition(state, tok, *directive, dropped)
         elif directive[0] in IMAGES and directive[1]:
             out += _image(state, tok, *directive)
+        elif directive[0] in TABS:
+            out += _tab(state, tok, *directive, dropped)
         else:
             if _has_text(directive[0], tok):  # what the author wrote: shown, a note titled by the arguments
                 dropped.append(Dropped(directive[0], tok, as_note=True))
@@ -159,6 +162,26 @@ def _admonition(state: StateCore, tok: Token, name: str, arguments: str, dropped
     closer = Token("container_admonition_close", "div", -1)
     closer.markup, closer.block = tok.markup, True
     return [opener, *_expand(state, inner, dropped), closer]
+
+
+def _tab(state: StateCore, tok: Token, name: str, label: str, dropped: list[Dropped]) -> list[Token]:
+    """sphinx-design's `{tab-set}` as its tabs, each `{tab-item} Label` a `::: tab Label` block (options left out)."""
+    lines = tok.content.splitlines(keepends=True)
+    used = cell_options(lines)[1]
+    inner = _expand(state, _parse_in_place(state, "".join(lines[used:]), tok, deeper=0, below=1 + used), dropped)
+    if name == "tab-set":  # a set of its own, even beside other tabs
+        items = [t for t in inner if t.type in ("container_tab_open", "container_tab_close") and t.level == tok.level]
+        if items:
+            items[0].meta["first"], items[-1].meta["last"] = True, True
+        return inner
+    opener = Token("container_tab_open", "div", 1)
+    opener.info, opener.markup, opener.block = f"tab {label}", tok.markup, True
+    opener.map, opener.level = tok.map, tok.level
+    for t in inner:
+        t.level += 1
+    closer = Token("container_tab_close", "div", -1)
+    closer.markup, closer.block, closer.level = tok.markup, True, tok.level
+    return [opener, *inner, closer]
 
 
 def _parse_in_place(state: StateCore, text: str, tok: Token, deeper: int, below: int) -> list[Token]:

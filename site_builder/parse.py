@@ -29,6 +29,7 @@ from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.myst_directives import CODE_DIRECTIVES, myst_directives
 from site_builder.myst_roles import myst_roles_plugin
+from site_builder.tabs import tab_sets, tabs_plugin
 from site_builder.templatecode import template_code
 from site_builder.traps import other_tools
 from site_builder.util.cjk import han_kana
@@ -325,9 +326,11 @@ def make_parser() -> MarkdownIt:
     md.core.ruler.before("anchor", "heading_ids", _heading_ids)
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
+    md.use(tabs_plugin)  # `::: tab Label`: before admonitions_plugin, which takes any other name
     md.use(callouts_plugin, KNOWN)  # MkDocs' `!!! note`, Quarto's `::: {.callout-note}`: before admonitions_plugin
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
     md.core.ruler.after("callouts", "myst_directives", myst_directives)  # before inline: its tokens are parsed inline
+    md.core.ruler.after("myst_directives", "tab_sets", tab_sets)  # after the rules that make tabs of other syntaxes
     md.core.ruler.push("heading_levels", _heading_levels)
     md.core.ruler.push("headerless_tables", _headerless_tables)
     md.core.ruler.push("gallery_figures", _gallery_rules)

@@ -284,7 +284,9 @@ def test_jekyll_scholar_citations_and_references(tmp_path):
     run_cli("build", cwd=new, check=True)
     page = next(p for p in (new / "output").rglob("*.html") if "Chernoff73" in p.read_text()).read_text()
     # the list is Markdown, not text of the HTML block around it (a blank line ends that block)
-    assert '<div class="publications">\n<ol>\n<li><span id="Chernoff73"></span><strong>The Use of Faces</strong>' in page
+    assert (
+        '<div class="publications">\n<ol>\n<li><span id="Chernoff73"></span><strong>The Use of Faces</strong>' in page
+    )
     assert "**" not in page
 
 

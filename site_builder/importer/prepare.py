@@ -278,26 +278,17 @@ def _next_tag(el: Tag) -> Tag | None:
 
 
 def convert_tabs(doc: Doc) -> None:
-    """jekyll-tabs (`ul.tab` + `ul.tab-content`) -> one bold-titled section per tab."""
+    """jekyll-tabs (`ul.tab` + `ul.tab-content`) -> a `:::: tab Label` block per tab (tabs.py: consecutive ones are
+    one set), its content Markdown (four colons: a tab may hold `:::` blocks)."""
     for tabs in doc.soup.find_all("ul", class_="tab"):
         content = _next_tag(tabs)
         if not (isinstance(content, Tag) and content.name == "ul" and "tab-content" in _classes(content)):
             continue
-        names = [li.get_text(" ", strip=True) for li in tabs.find_all("li", recursive=False)]
+        names = [" ".join(li.get_text(" ", strip=True).split()) for li in tabs.find_all("li", recursive=False)]
         panes = content.find_all("li", recursive=False)
-        wrapper = doc.soup.new_tag("div")
-        for name, pane in zip(names, panes, strict=False):
-            title = doc.soup.new_tag("p")
-            strong = doc.soup.new_tag("strong")
-            strong.string = name
-            title.append(strong)
-            wrapper.append(title)
-            for child in list(pane.children):
-                wrapper.append(child.extract())
+        blocks = [f":::: tab {name}\n\n{doc.fragment(pane)}\n\n::::" for name, pane in zip(names, panes, strict=False)]
         tabs.decompose()
-        content.replace_with(wrapper)
-        wrapper.unwrap()
-        doc.warn(f"tabs ({', '.join(names)}) became consecutive sections headed by the tab name")
+        content.replace_with(doc.block("\n\n".join(blocks)))
 
 
 def _original_tag_text(doc: Doc, el: Tag) -> str:

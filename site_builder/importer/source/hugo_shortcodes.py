@@ -127,6 +127,31 @@ def admonition(call: Shortcode, ctx: RuleContext, text: str) -> str:
     return _wrap(ctx, call, text, head, colons)
 
 
+_NAMELESS_TAB = re.compile(r"^(:{4,}) tab[ \t]*$", re.M)  # a `tab` shortcode's block without a label
+
+
+def tabs(call: Shortcode, ctx: RuleContext, text: str) -> str:
+    """A theme's `{{< tabs >}}` (Docsy's `tabpane`): its tabs (converted first, inner shortcodes before outer);
+    hextra's `items="A,B"` names its nameless tabs, in order."""
+    if call.inner is None:
+        return ctx.unconverted(text, call.start, call.source, f"a {call.name!r} shortcode with no tabs in it")
+    names = iter(n.strip() for n in call.get("items").split(",") if n.strip())
+    ctx.rewrite_kept(
+        call.inner, lambda kept: _NAMELESS_TAB.sub(lambda m: f"{m[1]} tab {next(names, '')}".rstrip(), kept)
+    )
+    return ctx.keep("", call.opener) + call.inner + ctx.keep("", call.closer)
+
+
+def tab(call: Shortcode, ctx: RuleContext, text: str) -> str:
+    """`{{< tab "Label" >}}` (`name=`, `header=`, `title=`): a `:::: tab Label` block (tabs.py), more colons than
+    any `:::` block inside it."""
+    if call.inner is None:
+        return ctx.unconverted(text, call.start, call.source, "a tab with no {{< /tab >}}")
+    label = call.get("name", 0) or call.get("header") or call.get("title") or call.get("label")
+    colons = ":" * max(4, max((len(c) + 1 for c in re.findall(r"^:{3,}", call.inner, re.M)), default=4))
+    return _wrap(ctx, call, text, f"{colons} tab {' '.join(label.split())}".rstrip(), colons)
+
+
 def details(call: Shortcode, ctx: RuleContext, text: str) -> str:
     if call.inner is None:
         return ctx.unconverted(text, call.start, call.source, f"the shortcode {call.name!r} of the old site's theme")
@@ -168,6 +193,9 @@ def _builtin(name: str) -> Handler | None:
     return {
         "highlight": highlight,
         "figure": figure,
+        "tabs": tabs,
+        "tabpane": tabs,
+        "tab": tab,
         "ref": ref,
         "relref": ref,
         "param": param,

@@ -7,7 +7,7 @@ Minimal Mistakes `{% include gallery %}` (a `::: gallery` of the front matter's 
 `{% include embed/youtube.html %}`, `{% youtube %}` and `{% gist %}` (links), Octopress `{% img %}` (an image),
 `{% post_url %}` and `{% link %}` (the target's URL), `{{ site.url }}`, `{{ site.baseurl }}` and
 `{{ '...' | relative_url }}` (site paths: the new site's `url` holds the base path), `{% cite key %}` (kept as
-`[key]`, with a problem), jekyll-tabs (each tab a bold label and its text). What is left (`{% if %}` blocks,
+`[key]`, with a problem), jekyll-tabs (each tab a `:::: tab Label` block). What is left (`{% if %}` blocks,
 `{% assign %}`, unknown includes, `{{ variables }}`) outside code becomes an HTML comment with a problem.
 Liquid inside fenced code that is not in `{% raw %}` is left as written (Jekyll would have run it; shown as code).
 """
@@ -316,13 +316,15 @@ def cite(text: str, ctx: RuleContext) -> str:
 
 
 _TAB = re.compile(r"^[ \t]*" + _T + r"tab\s+\S+\s+(.*?)" + _E + r"[ \t]*$", re.M)
-_TABS = re.compile(r"^[ \t]*" + _T + r"(?:tabs\s+\S+|endtabs|endtab)" + _E + r"[ \t]*$", re.M)
+_ENDTAB = re.compile(r"^[ \t]*" + _T + r"endtab" + _E + r"[ \t]*$", re.M)
+_TABS = re.compile(r"^[ \t]*" + _T + r"(?:tabs\s+\S+|endtabs)" + _E + r"[ \t]*$", re.M)
 
 
 def tabs(text: str, ctx: RuleContext) -> str:
-    """jekyll-tabs: each tab's label as a bold line above its text (the tabs shown one after another)."""
-    text = _TAB.sub(lambda m: f"**{m.group(1).strip()}**", text)
-    return _TABS.sub("", text)
+    """jekyll-tabs: each `{% tab group Label %}` ... `{% endtab %}` a `:::: tab Label` block (tabs.py: consecutive
+    ones are one set; four colons, so that a tab may hold `:::` blocks), `{% tabs group %}`/`{% endtabs %}` gone."""
+    text = _TAB.sub(lambda m: f":::: tab {m.group(1).strip()}", text)
+    return _TABS.sub("", _ENDTAB.sub("::::", text))
 
 
 _BLOCK_TAG = re.compile(_T + r"(if|unless|for|case|capture|tablerow)\b.*?" + _T + r"end\1" + _E, re.S)

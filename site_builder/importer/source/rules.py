@@ -85,6 +85,12 @@ class RuleContext:
         self.kept_lines.append((fragment if source is None else source).count("\n"))
         return _KEEP.format(len(self.kept) - 1)
 
+    def rewrite_kept(self, text: str, change: Callable[[str], str]) -> None:
+        """`change` each fragment kept by an earlier rule whose placeholder is in `text` (a paired shortcode
+        sees its inner ones' output, converted first, as placeholders)."""
+        for m in _KEPT.finditer(text):
+            self.kept[int(m.group(1))] = change(self.kept[int(m.group(1))])
+
     def restore(self, text: str) -> str:
         for _ in range(3):  # a kept fragment may hold another's placeholder
             if "\x00K" not in text:

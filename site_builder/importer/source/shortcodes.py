@@ -8,7 +8,8 @@ Converted: `{{</* x */>}}` (Hugo's escape: the shortcode's text, as written), `h
 `hl_lines`), `figure` (an image alone in its paragraph, its caption the alt text), `ref`/`relref` (the target's
 URL), `youtube`/`vimeo`/`gist`/`tweet` (links), admonitions (`admonition TYPE "title"`, `notice`, `alert`,
 `callout`, `hint`, and any paired shortcode named after a kind: `note`, `tip`, `warning`, `question`...: a
-`::: kind title` block), `details`/`fold`/`spoiler` (an HTML `<details>`), KaTeX/MathJax shortcodes (`katex`,
+`::: kind title` block), `details`/`fold`/`spoiler` (an HTML `<details>`), `tabs`/`tabpane` and their `tab`s
+(`:::: tab Label` blocks; hextra's `items=` names nameless tabs), KaTeX/MathJax shortcodes (`katex`,
 `math`, `mathjax`, `latex`: `$...$`, `$$...$$` on lines of its own when displayed), `param` (its value),
 `rawhtml`/`html` (the inner HTML). The site's own shortcodes (`layouts/shortcodes/NAME.html`) are expanded when
 their template only prints arguments and page names (`hugo_templates.py`). Anything else becomes an HTML comment
