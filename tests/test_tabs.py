@@ -130,7 +130,9 @@ def test_a_wrong_output_in_a_tab_fails_at_its_line(tmp_path):
     write_post(root, "bad.md", "title: Bad\ndate: 2024-05-01\nexecute: true", body)
     proc = run_cli("build", "--source", str(root))
     assert proc.returncode != 0
-    assert "content/posts/bad.md:" in proc.stderr and "3" in proc.stderr, proc.stderr
+    line = 7 + body.splitlines().index("3")  # the expected line, under write_post's six lines of front matter
+    assert f"content/posts/bad.md:{line}: OutputMismatch" in proc.stderr, proc.stderr
+    assert "-3\n    +2" in proc.stderr
 
 
 def _shown(driver) -> list[list[bool]]:
