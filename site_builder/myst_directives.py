@@ -106,6 +106,10 @@ def _expand(state: StateCore, tokens: list[Token], dropped: list[Dropped]) -> li
             out += _image(state, tok, *directive)
         elif directive[0] in TABS:
             out += _tab(state, tok, *directive, dropped)
+        elif directive[0] == "mermaid":  # sphinxcontrib-mermaid's, Quarto's: a ```mermaid diagram
+            lines = tok.content.splitlines(keepends=True)
+            tok.info, tok.content = "mermaid", "".join(lines[cell_options(lines)[1] :])
+            out.append(tok)
         else:
             if _has_text(directive[0], tok):  # what the author wrote: shown, a note titled by the arguments
                 dropped.append(Dropped(directive[0], tok, as_note=True))

@@ -20,7 +20,7 @@ from site_builder.excerpt import excerpt_parts
 from site_builder.fences import fence_info
 from site_builder.images import ImageError, resolves_inside, variant_outputs
 from site_builder.mathtex import render_math
-from site_builder.models import RENDER_VERSION, ImageUse, ParsedPost, Post, Rendered
+from site_builder.models import DIAGRAM, RENDER_VERSION, ImageUse, ParsedPost, Post, Rendered
 from site_builder.parse import make_parser, parse_post
 from site_builder.rawlinks import raw_links
 from site_builder.svgimage import probe_image
@@ -77,6 +77,8 @@ class PostRenderer(RendererHTML):
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         tok = tokens[idx]
         lang, opts = fence_info(tok.info)
+        if lang == "mermaid":  # a diagram: its source, drawn by Mermaid in the browser (the theme's loader)
+            return f'{DIAGRAM} tabindex="0">{escape(tok.content)}</pre>\n'
         hook = env.get("fence_hook")
         if hook is not None:
             replaced: str | None = hook(tok, lang, opts, env)

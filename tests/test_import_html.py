@@ -280,7 +280,10 @@ def test_unknown_and_interactive_elements_warn():
     assert "<iframe" not in out and "<https://www.youtube.com/embed/x>" in out
     assert "alert" not in out and "```mermaid\ngraph TD;\n```" in out
     assert any("<CLS>" in w for w in warnings) and any("iframe" in w for w in warnings)
-    assert any("script" in w for w in warnings) and any("mermaid" in w for w in warnings)
+    assert any("script" in w for w in warnings)
+    assert not any("mermaid" in w for w in warnings)  # drawn here too (a ```mermaid block is a diagram)
+    _, warnings = md('<pre><code class="language-plotly">{}</code></pre>')
+    assert any("plotly" in w and "rendered it in the browser" in w for w in warnings)
 
 
 def test_relative_urls_resolved_against_the_base():

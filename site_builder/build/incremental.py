@@ -163,7 +163,7 @@ def _write_in_place(
     ctx.timings.lap("pages")
     done.images += publish_images(writer, list(site.rendered.values()), ctx, done.claimed)
     ctx.timings.lap("images")
-    write_assets(ctx, writer)
+    write_assets(ctx, writer, site.rendered.values())
     check_raw_links(ctx, writer, site.rendered.values())
     return done
 

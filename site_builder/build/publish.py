@@ -22,7 +22,7 @@ from site_builder.images import (
     resolves_inside,
     variant_outputs,
 )
-from site_builder.models import ImageUse, Rendered
+from site_builder.models import DIAGRAM, ImageUse, Rendered
 from site_builder.rawlinks import missing_links
 from site_builder.svgimage import SVG, probe_image
 from site_builder.util.files import file_stamp
@@ -81,7 +81,7 @@ def write_site(ctx: BuildContext, writer: OutputWriter, model: SiteModel, render
     ctx.timings.lap("pages")  # with the feeds, made beside them
     done.images = publish_images(writer, list(rendered.values()), ctx, done.claimed)
     ctx.timings.lap("images")
-    write_assets(ctx, writer)
+    write_assets(ctx, writer, rendered.values())
     check_raw_links(ctx, writer, rendered.values())
     return done
 
@@ -107,8 +107,10 @@ def _feed_file(job: FeedJob, entries: dict[tuple[str, ...], str]) -> tuple[str, 
     return made.text, made.new_entries
 
 
-def write_assets(ctx: BuildContext, writer: OutputWriter) -> None:
-    write_static(writer, ctx.config, ctx.theme, ctx.site_key)
+def write_assets(ctx: BuildContext, writer: OutputWriter, rendered: Iterable[Rendered]) -> None:
+    """The static files; Mermaid's when a post draws a diagram (render.DIAGRAM)."""
+    diagrams = any(DIAGRAM in r.html for r in rendered)
+    write_static(writer, ctx.config, ctx.theme, ctx.site_key, diagrams)
     ctx.timings.lap("assets")
 
 

@@ -29,10 +29,10 @@ _URL_ATTRS = {
 }
 _NO_LANG = {"plaintext", "plain", "none", "nohighlight", "no-highlight", "highlight", "highlighter-rouge", "table"}
 _LANG_CLASS = re.compile(r"^(?:language|lang|highlight|brush)[-:]?(?P<lang>[\w+#.-]+)$")
-# Code "languages" a Jekyll theme renders in the browser into something else.
+# Code "languages" a Jekyll theme renders in the browser into something else (and this site does not: `mermaid`
+# is a diagram here too)
 _CLIENT_RENDERED = {
     "pseudocode",
-    "mermaid",
     "typograms",
     "diff2html",
     "chart",

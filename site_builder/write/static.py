@@ -15,7 +15,7 @@ from site_builder.write.sitemap import robots
 from site_builder.write.theme import Theme
 
 
-def write_static(writer: OutputWriter, config: SiteConfig, theme: Theme, site_key: str) -> None:
+def write_static(writer: OutputWriter, config: SiteConfig, theme: Theme, site_key: str, diagrams: bool = False) -> None:
     """robots.txt, the code stylesheet, the site's static folder (`static_dir`, copied as it is to the output's root,
     as Hugo's: its files win over the themes', and its robots.txt over the one made) and the themes' static files
     (the site's theme first: its files win). A file of the site's static folder where the build writes a page, a
@@ -40,6 +40,10 @@ def write_static(writer: OutputWriter, config: SiteConfig, theme: Theme, site_ke
     for d in theme.dirs:
         if (d / "static").is_dir():
             writer.copy_tree(d / "static")
+    if diagrams:  # Mermaid (3.5 MB, a diagram type's code loaded when a page draws one), for pages that need it
+        mermaid = next((d / "vendor/mermaid" for d in theme.dirs if (d / "vendor/mermaid").is_dir()), None)
+        if mermaid is not None:
+            writer.copy_tree(mermaid, "js/mermaid")
 
 
 def static_names(folder: Path) -> list[str]:
