@@ -21,7 +21,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.container import container_plugin
 
-from site_builder.callouts import CLOSED, div_callout
+from site_builder.callouts import CLOSED, OPEN, div_callout
 from site_builder.fences import warn
 from site_builder.util.langs import in_language
 
@@ -163,7 +163,7 @@ def _alert(state: StateCore, i: int) -> tuple[str, list[Token], bool] | None:
     cut = next((n for n, c in enumerate(children) if c.type in ("softbreak", "hardbreak")), len(children))
     title, rest = children[:cut], children[cut + 1 :]
     if m.group(2):
-        state.tokens[i].meta["fold"] = CLOSED if m.group(2) == "-" else "open"
+        state.tokens[i].meta["fold"] = CLOSED if m.group(2) == "-" else OPEN
     title[0].content = title[0].content[m.end() :]
     if not title[0].content:
         title = title[1:]
