@@ -84,3 +84,16 @@ def parse_date(value: Any, zone: tzinfo | None = None) -> datetime | None:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=zone or timezone.utc)
     return dt
+
+
+def author_of(meta: dict[str, Any]) -> str:
+    """A post's author as one line: `author` (a name, a list of names, a mapping with a `name`), else `authors`
+    (Hugo's and Pelican's list; Pelican's `a, b`); "" for none."""
+    for key in ("author", "authors"):
+        value = meta.get(key)
+        names = value if isinstance(value, list) else [value]
+        found = [str(n.get("name") if isinstance(n, dict) else n) for n in names if n]
+        line = ", ".join(" ".join(n.split()) for n in found if n.strip() and n != "None")
+        if line:
+            return line
+    return ""

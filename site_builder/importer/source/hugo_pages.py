@@ -26,10 +26,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from site_builder.importer.source.front import Front, parse_date, split
+from site_builder.importer.source.front import Front, author_of, parse_date, split
 from site_builder.importer.source.hugo_config import HugoSite, TomlError, read_toml
 from site_builder.importer.source.hugo_urls import PagePath, page_url, sanitize
 from site_builder.importer.source.model import ImportProblem, SourceDoc
+from site_builder.importer.source.unread import FrontMatter
 
 POST_TYPES = ("post", "posts", "blog", "article", "articles")
 
@@ -48,7 +49,7 @@ def read_front(path: Path, rel: str) -> Front | ImportProblem:
             return ImportProblem(rel, 2, f"not read: cannot read the TOML front matter: {exc}")
     if front.error:
         return ImportProblem(rel, front.error_line, f"not read: {front.error}")
-    front.meta = {str(k).lower(): v for k, v in front.meta.items()}
+    front.meta = FrontMatter({str(k).lower(): v for k, v in front.meta.items()})
     return front
 
 
@@ -179,6 +180,8 @@ def hugo_doc(
         ours["summary"] = " ".join(summary.split())
     if _image(meta):
         ours["image"] = _image(meta)
+    if author_of(meta):
+        ours["author"] = author_of(meta)
     aliases = _aliases(meta, url)
     if aliases:
         ours["aliases"] = aliases

@@ -22,6 +22,7 @@ from site_builder.importer.source.front import Front
 from site_builder.importer.source.jekyll_posts import JekyllSite
 from site_builder.importer.source.jekyll_urls import UrlParts, finish, post_url, slugify
 from site_builder.importer.source.model import SourceDoc
+from site_builder.importer.source.unread import FrontMatter
 
 _LISTING = re.compile(
     r"\{%-?\s*for\s+\w+\s+in\b|\{%-?\s*bibliography\b|\{%-?\s*include\s+(?:news|projects|repository|bib)"
@@ -62,7 +63,7 @@ def page_doc(site: JekyllSite, path: Path, rel: str, front: Front) -> SourceDoc 
     if any(part.startswith(("_", ".")) for part in rel.split("/")[:-1]) and not (collection or top == "_pages"):
         return None
     inner = rel.split("/", 1)[1] if collection or top == "_pages" else rel
-    meta = {**site.defaults(rel, collection or "pages"), **front.meta}
+    meta = FrontMatter({**site.defaults(rel, collection or "pages"), **front.meta}, front.meta)
     pattern = str(collections.get(collection, {}).get("permalink") or "") if collection else ""
     url = _page_url(site, meta, inner, collection, pattern)
     body = front.body.strip()

@@ -15,9 +15,10 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
-from site_builder.importer.source.front import Front, parse_date
+from site_builder.importer.source.front import Front, author_of, parse_date
 from site_builder.importer.source.jekyll_urls import UrlParts, finish, pattern_of, post_url
 from site_builder.importer.source.model import ImportProblem, SourceDoc
+from site_builder.importer.source.unread import FrontMatter
 
 POST_NAME = re.compile(r"^(\d{2,4}-\d{1,2}-\d{1,2})-(.+?)(\.[^.]+)$")
 MARKDOWN = (".md", ".markdown", ".mkd", ".mkdn", ".mkdown", ".text")
@@ -84,7 +85,7 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
     name = POST_NAME.match(path.name)
     if name is None and not draft_folder:
         return ImportProblem(rel, None, "not read: a post's file name is YYYY-MM-DD-title.md")
-    meta = {**site.defaults(rel, "drafts" if draft_folder else "posts"), **front.meta}
+    meta = FrontMatter({**site.defaults(rel, "drafts" if draft_folder else "posts"), **front.meta}, front.meta)
     slug = str(meta.get("slug") or (name.group(2) if name else path.stem))
     dt = parse_date(meta.get("date"), site.zone) or (parse_date(name.group(1), site.zone) if name else None)
     if dt is None:
@@ -116,6 +117,8 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
     image = _image(meta)
     if image:
         ours["image"] = image
+    if author_of(meta):  # a post's own (jekyll-seo-tag, jekyll-feed): the feed's author of it
+        ours["author"] = author_of(meta)
     aliases = meta.get("redirect_from")
     if aliases:
         ours["aliases"] = [aliases] if isinstance(aliases, str) else [str(a) for a in aliases]

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from site_builder.importer.source import assets, common, mathjax, pelican_tags
-from site_builder.importer.source.front import parse_date, split
+from site_builder.importer.source.front import author_of, parse_date, split
 from site_builder.importer.source.model import (
     ImportProblem,
     MissingFile,
@@ -44,6 +44,7 @@ from site_builder.importer.source.model import (
 from site_builder.importer.source.pelican_config import PelicanSite, pelican_site, read_settings
 from site_builder.importer.source.pelican_notebooks import notebook_doc
 from site_builder.importer.source.rules import Rule, UrlIndex, apply_rules
+from site_builder.importer.source.unread import FrontMatter
 
 MARKDOWN = (".md", ".markdown", ".mkd", ".mdown")
 OTHER_FORMATS = {".rst": "reStructuredText", ".html": "HTML", ".htm": "HTML", ".ipynb": "a notebook article"}
@@ -119,7 +120,10 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
     except (OSError, UnicodeDecodeError) as exc:
         return ImportProblem(rel, None, f"not read: {exc}")
     defaults = site.get("DEFAULT_METADATA") or {}
-    meta = {**{str(k).lower(): v for k, v in defaults.items()}, **meta} if isinstance(defaults, dict) else meta
+    own = list(meta)
+    meta = FrontMatter(
+        {**{str(k).lower(): v for k, v in defaults.items()}, **meta} if isinstance(defaults, dict) else meta, own
+    )
     title = str(meta.get("title") or "").strip()
     if not title:
         return ImportProblem(rel, 1, "not read: no Title (Pelican skips it too)")
@@ -160,9 +164,10 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
     ours["permalink"] = url
     if old_url:
         ours["aliases"] = [old_url]
-    for key in ("summary", "author"):
-        if isinstance(meta.get(key), str) and meta[key].strip():
-            ours[key] = " ".join(meta[key].split())
+    if isinstance(meta.get("summary"), str) and meta["summary"].strip():
+        ours["summary"] = " ".join(meta["summary"].split())
+    if author_of(meta):
+        ours["author"] = author_of(meta)
     image = meta.get("image") or meta.get("cover") or meta.get("og_image")
     if isinstance(image, str) and image.strip():
         ours["image"] = image.strip()

@@ -25,6 +25,7 @@ from site_builder.errors import SiteError
 from site_builder.importer.source.assets import missing_line
 from site_builder.importer.source.model import ImportProblem, SiteSettings, SourceDoc, SourceSite
 from site_builder.importer.source.report import SourceReport
+from site_builder.importer.source.unread import unread_note
 
 _SITE_KEYS = {k.name for k in SITE_KEYS}
 # our keys, plus what h28b's build reads for any post: redirects from old URLs, a post left out of lists
@@ -122,6 +123,9 @@ def write_site(site: SourceSite, new: Path) -> SourceReport:
             report.drafts += 1
         else:
             report.posts += 1
+    note = unread_note(doc.source_meta for doc in site.docs)
+    if note:
+        report.notes.append(note)
     for file in site.files:
         target = _inside(new / file.area, file.dest)
         if target is None:
