@@ -21,7 +21,7 @@ def test_jekyll_keys_left_out_are_named_with_their_counts_and_a_guess(tmp_path):
         {
             "_config.yml": "title: T\ndefaults:\n  - scope: {path: ''}\n    values: {layout: post, comments: true}\n",
             "_posts/2020-01-01-a.md": post.format(n=1, extra="discription: A typo.\nfeatured: true\n"),
-            "_posts/2020-01-02-b.md": post.format(n=2, extra="featured: true\n"),
+            "_posts/2020-01-02-b.md": post.format(n=2, extra="featured: true\ntoc: false\n"),
             "_posts/2020-01-03-c.md": post.format(n=3, extra=""),
         },
     )
@@ -34,6 +34,7 @@ def test_jekyll_keys_left_out_are_named_with_their_counts_and_a_guess(tmp_path):
         "theme's template): math (3 files)"
     )  # `layout` and `comments` came from _config.yml's defaults, not the files: not named
     assert _front(tmp_path / "new/content/posts/2020-01-01-a.md")["author"] == "Ada Lovelace"
+    assert _front(tmp_path / "new/content/posts/2020-01-02-b.md")["toc"] is False  # read: not in the note
 
 
 def test_hugo_authors_are_carried_and_nothing_read_is_named(tmp_path):
