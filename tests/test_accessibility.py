@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import REPO, chromium, make_site, run_cli, serve_folder, write_post
+from helpers import REPO, chromium, make_site, run_cli, serve_folder, wait_for, write_post
 from PIL import Image
 from test_pages_theme import PAGES as BUNDLED_PAGES
 from test_pages_theme import serve_bundled_site
@@ -67,8 +67,9 @@ def bundled(bundled_build: Path) -> Iterator[str]:
         yield url
 
 
-def axe_violations(base: str, paths: list[str], width: int, mode: str) -> dict[str, list]:
-    """Every axe violation (any impact) on each page: {path: [[rule, impact, [nodes]]]}, empty pages left out."""
+def axe_violations(base: str, paths: list[str], width: int, mode: str, ready: str = "") -> dict[str, list]:
+    """Every axe violation (any impact) on each page: {path: [[rule, impact, [nodes]]]}, empty pages left out.
+    `ready`: a script expression true once the page has drawn what is checked (a diagram), waited for (20 s)."""
     assert AXE.exists(), "make test installs axe-core with npm into .venv/axe"
     source = AXE.read_text(encoding="utf-8")
     scheme, chosen = MODES[mode]
@@ -81,6 +82,8 @@ def axe_violations(base: str, paths: list[str], width: int, mode: str) -> dict[s
             if driver.execute_script("return localStorage.getItem('theme')") != chosen:
                 driver.execute_script("localStorage.setItem('theme', arguments[0])", chosen)
                 driver.get(base + path)
+            if ready:
+                wait_for(lambda: driver.execute_script(f"return {ready}"), timeout=20)
             result = run_axe(driver, source)
             if result:
                 found[path] = result

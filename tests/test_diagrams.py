@@ -112,6 +112,7 @@ def test_chromium_draws_the_diagrams_within_the_page(site, width, mode):
         flow, sequence = _drawn(driver)
         assert "Publish" in flow and "Fix it" in flow and "Writer" in sequence and "reload" in sequence
         assert driver.execute_script("return window.__pwned") is None, "a label's markup did not run"
+        assert not driver.execute_script("return document.querySelector('pre.mermaid img')"), "it is text"
         wide = driver.execute_script("return [document.documentElement.scrollWidth, innerWidth]")
         assert wide[0] <= wide[1] <= width
         before = driver.execute_script("return document.querySelector('pre.mermaid svg').outerHTML")
@@ -128,4 +129,5 @@ def test_chromium_draws_the_diagrams_within_the_page(site, width, mode):
 
 @pytest.mark.parametrize("width, mode", [(1280, "light"), (360, "dark")])
 def test_no_axe_violations(site, width, mode):
-    assert not axe_violations(site, [PATH], width, mode)
+    drawn = "[...document.querySelectorAll('pre.mermaid svg')].filter(s => s.getBBox().width > 0).length == 2"
+    assert not axe_violations(site, [PATH], width, mode, ready=drawn)

@@ -2,7 +2,8 @@
 boxes.forEach(function(b){b.dataset.source=b.textContent});
 function dark(){return(d.dataset.theme||(matchMedia("(prefers-color-scheme: dark)").matches?"dark":"light"))=="dark"}
 import(me.dataset.src).then(function(m){var mermaid=m.default;function draw(){
-mermaid.initialize({startOnLoad:false,securityLevel:"strict",theme:dark()?"dark":"default"});
+mermaid.initialize({startOnLoad:false,securityLevel:"strict",htmlLabels:false,flowchart:{htmlLabels:false},
+theme:dark()?"dark":"default"});
 boxes.forEach(function(b){b.removeAttribute("data-processed");b.textContent=b.dataset.source});
 mermaid.run({nodes:boxes}).catch(function(){})}draw();
 addEventListener("click",function(e){if(e.target.closest&&e.target.closest(".theme-toggle"))setTimeout(draw)})
