@@ -29,6 +29,25 @@ def write_post(root: Path, name: str, front: str, body: str = "Hello.\n") -> Pat
     return path
 
 
+def built_posts(root: Path, posts: dict[str, tuple[str, str]]) -> tuple[Path, str]:
+    """A new site at `root` of these posts (file name -> (front matter, body)), built by the CLI: the site's root
+    and what the build said (stderr); the build must succeed."""
+    make_site(root)
+    for name, (front, body) in posts.items():
+        write_post(root, name, front, body)
+    proc = run_cli("build", "--source", str(root))
+    assert proc.returncode == 0, proc.stderr
+    return root, proc.stderr
+
+
+def post_body(root: Path, url: str):
+    """The `.post-body` element of the built page at `url` of the site at `root` (BeautifulSoup)."""
+    from bs4 import BeautifulSoup
+
+    html = (root / "output" / url.strip("/") / "index.html").read_text(encoding="utf-8")
+    return BeautifulSoup(html, "html.parser").select_one(".post-body")
+
+
 def make_site(root: Path, config: str = "title: Test Site\nurl: https://example.org\n") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "site.yml").write_text(config, encoding="utf-8")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from helpers import chromium, make_site, run_cli, serve_folder, write_post
+from helpers import built_posts, chromium, make_site, run_cli, serve_folder, write_post
 from test_accessibility import axe_violations, emulate
 
 FLOW = """graph LR
@@ -37,12 +37,11 @@ PATH = "/blog/2024/diagrams/"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Iterator[tuple[Path, str]]:
-    root = make_site(tmp_path_factory.mktemp("diagrams") / "site")
-    write_post(root, "diagrams.md", "title: Diagrams\ndate: 2024-05-01", POST)
-    write_post(root, "plain.md", "title: Plain\ndate: 2024-04-01", "No diagram.\n")
-    proc = run_cli("build", "--source", str(root))
-    assert proc.returncode == 0, proc.stderr
-    yield root, proc.stderr
+    posts = {
+        "diagrams.md": ("title: Diagrams\ndate: 2024-05-01", POST),
+        "plain.md": ("title: Plain\ndate: 2024-04-01", "No diagram.\n"),
+    }
+    yield built_posts(tmp_path_factory.mktemp("diagrams") / "site", posts)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
-from helpers import chromium, make_site, run_cli, serve_folder, write_post
+from helpers import built_posts, chromium, post_body, serve_folder
 from test_accessibility import axe_violations, emulate
 
 from site_builder.parse import parse
@@ -83,11 +82,9 @@ EXPECTED = [
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Iterator[tuple[Path, str]]:
-    root = make_site(tmp_path_factory.mktemp("folded") / "site")
-    write_post(root, "folded.md", "title: Folded\ndate: 2024-05-01", POST)
-    proc = run_cli("build", "--source", str(root))
-    assert proc.returncode == 0, proc.stderr
-    yield root, proc.stderr
+    yield built_posts(
+        tmp_path_factory.mktemp("folded") / "site", {"folded.md": ("title: Folded\ndate: 2024-05-01", POST)}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +95,7 @@ def site(built) -> Iterator[str]:
 
 def test_every_syntax_is_an_admonition_and_folded_ones_are_details(built):
     root, stderr = built
-    html = (root / "output" / PATH.strip("/") / "index.html").read_text(encoding="utf-8")
-    body = BeautifulSoup(html, "html.parser").select_one(".post-body")
+    body = post_body(root, PATH)
     found = []
     for box in body.select(".admonition"):
         title = box.select_one(".admonition-title")

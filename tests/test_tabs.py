@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from helpers import chromium, make_site, run_cli, serve_folder, write_post
+from helpers import built_posts, chromium, make_site, post_body, run_cli, serve_folder, write_post
 from test_accessibility import axe_violations, emulate
 from test_import_jekyll import jekyll_site
 
@@ -82,11 +82,8 @@ SETS = [
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Iterator[tuple[Path, str]]:
-    root = make_site(tmp_path_factory.mktemp("tabs") / "site")
-    write_post(root, "tabs.md", "title: Tabs\ndate: 2024-05-01\nexecute: true", POST)
-    proc = run_cli("build", "--source", str(root))
-    assert proc.returncode == 0, proc.stderr
-    yield root, proc.stderr
+    front = "title: Tabs\ndate: 2024-05-01\nexecute: true"
+    yield built_posts(tmp_path_factory.mktemp("tabs") / "site", {"tabs.md": (front, POST)})
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +94,7 @@ def site(built) -> Iterator[str]:
 
 def test_each_syntax_is_a_set_of_tabs_with_labels_and_panels(built):
     root, stderr = built
-    html = (root / "output" / PATH.strip("/") / "index.html").read_text(encoding="utf-8")
-    body = BeautifulSoup(html, "html.parser").select_one(".post-body")
+    body = post_body(root, PATH)
     found = []
     names = set()
     for tabs in body.select("div.tabs"):
