@@ -85,8 +85,8 @@ def _tabsets(tokens: list[Token]) -> list[Token]:
 
 def tab_sets(state: StateCore) -> None:
     """The core rule (before the inline rule): runs of `::: tab` blocks as sets of tabs."""
-    if "tab" not in state.src:
-        return
+    if ":::" not in state.src and "tab-item" not in state.src:
+        return  # no `:::` block, no MyST tab (fast path)
     tokens = _tabsets(state.tokens) if "panel-tabset" in state.src else state.tokens
     out: list[Token] = []
     m = 0
