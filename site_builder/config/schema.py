@@ -69,12 +69,25 @@ SITE_KEYS = (
     Key("social", (list, dict), [], "profile links (`name: url`, http(s) or mailto): `rel=me` and the footer"),
     Key("favicon", (str,), "", "the icon: a site path (`/favicon.png`, from the theme's static/) or an address"),
     Key("highlight", (dict,), {}, "the Pygments styles of code: `light:` and `dark:` (below)"),
+    Key("comments", (dict,), {}, "a comment system under each post: `giscus:`, `utterances:` or `disqus:` (below)"),
     Key("static_dir", (str,), "static", "folder copied as it is to the output's root (a name a page has: an error)"),
 )
 
 HIGHLIGHT_KEYS = (
     Key("light", (str,), "default", "Pygments style of code in light pages (`pygmentize -L styles` lists them)"),
     Key("dark", (str,), "github-dark", "Pygments style of code in dark pages"),
+)
+
+COMMENTS_KEYS = (
+    Key(
+        "giscus",
+        (dict,),
+        None,
+        "GitHub Discussions: `repo`, `repo_id`, `category`, `category_id` (giscus.app gives them); `mapping` "
+        "(`pathname`), `strict`, `reactions_enabled`, `input_position`, `lang`",
+    ),
+    Key("utterances", (dict,), None, "GitHub issues: `repo`; `issue_term` (`pathname`), `label`"),
+    Key("disqus", (dict,), None, "Disqus: `shortname` (a thread is found by the page's URL)"),
 )
 
 LANGUAGE_KEYS = (
@@ -135,6 +148,7 @@ FRONT_MATTER_KEYS = (
     Key("cover", (str, dict), "", "the `image` when there is none (Hugo: `cover.image`)"),
     Key("thumbnail", (str,), "", "the `image` when there is none (al-folio)"),
     Key("og_image", (str,), "", "the `image` when there is none"),
+    Key("comments", (bool,), True, "false: no comments under this post (when site.yml has `comments:`)"),
 )
 
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
@@ -142,7 +156,6 @@ FRONT_MATTER_KEYS = (
 FOREIGN_FRONT_MATTER = frozenset(
     [
         "layout",
-        "comments",
         "featured",
         "keywords",
         "math",
@@ -201,6 +214,7 @@ TABLES = {
     "site.yml": SITE_KEYS,
     "languages": LANGUAGE_KEYS,
     "highlight": HIGHLIGHT_KEYS,
+    "comments": COMMENTS_KEYS,
     "front matter": FRONT_MATTER_KEYS,
 }
 

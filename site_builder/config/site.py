@@ -11,8 +11,10 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from site_builder.config.comments import Comments, read_comments
 from site_builder.config.highlight import CodeStyles, read_highlight
 from site_builder.config.links import SocialLink, favicon_href, nav_names, social_links
+from site_builder.config.macros import math_macros
 from site_builder.config.schema import LANGUAGE_KEYS, SITE_KEYS, Key, unknown_keys
 from site_builder.config.siteexec import SiteExec, site_exec
 from site_builder.config.yamlfile import key_lines, read_limited, safe_load, utf8_text, yaml_error_line
@@ -94,6 +96,7 @@ class SiteConfig:
     social: list[SocialLink] = field(default_factory=list)
     favicon: str = ""  # a root-relative site path or an http(s) address; "" draws the title's initial
     highlight: CodeStyles = field(default_factory=CodeStyles)  # Pygments styles of code, light and dark
+    comments: Comments = field(default_factory=Comments)  # the comment system under each post (config/comments.py)
     static_dir: str = "static"  # copied as it is to the output's root (Hugo's static/)
     languages: dict[str, Language] = field(default_factory=dict)  # every language, the default (`language`) first
     warnings: list[SiteWarning] = field(default_factory=list)  # unknown keys, with their lines
@@ -134,7 +137,9 @@ class SiteConfig:
 
 
 _TYPES: dict[str, Key] = {
-    k.name: k for k in SITE_KEYS if k.name not in ("languages", "math_macros", "exec", "nav", "social", "highlight")
+    k.name: k
+    for k in SITE_KEYS
+    if k.name not in ("languages", "math_macros", "exec", "nav", "social", "highlight", "comments")
 }
 _LANG_FIELDS = {k.name for k in LANGUAGE_KEYS}
 _TAKEN = ("blog", "page", "css", "js", "images")  # first path segments the default language's pages and assets use
@@ -186,49 +191,14 @@ def _read_config(root: Path) -> SiteConfig:
         if key in _TYPES:
             setattr(cfg, key, _setting(_TYPES[key], value, lines.get(key)))
     cfg.languages = _load_languages(cfg, data.get("languages"), lines)
-    cfg.math_macros = _math_macros(data.get("math_macros"), lines)
+    cfg.math_macros = math_macros(data.get("math_macros"), lines)
     cfg.exec = site_exec(data.get("exec"), lines)
     cfg.nav, cfg.social = nav_names(data.get("nav"), lines), social_links(data.get("social"), lines)
     cfg.favicon = favicon_href(cfg.favicon, lines.get("favicon"))
     cfg.highlight = read_highlight(data.get("highlight"), lines, cfg.warnings)
+    cfg.comments = read_comments(data.get("comments"), lines, cfg.warnings)
     _check_values(cfg, lines)
     return cfg
-
-
-def _math_macros(value: Any, lines: dict[str, int]) -> dict[str, str]:
-    """`math_macros`: name -> TeX, as MathJax's `Macros` (a `[TeX, number of arguments]` pair is read too)."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise SiteError(
-            f"math_macros must be a mapping of name: TeX, got {value!r}", CONFIG_NAME, lines.get("math_macros")
-        )
-    macros = {}
-    for name, tex in value.items():
-        if isinstance(tex, list) and tex:  # MathJax: [expansion, arguments]; math-core counts the #N itself
-            tex = tex[0]
-        line = lines.get(f"math_macros.{name}", lines.get("math_macros"))
-        if not isinstance(name, str) or not re.fullmatch(r"\\?[A-Za-z]+", name) or not isinstance(tex, (str, int)):
-            raise SiteError(
-                f"math_macros: {name!r}: {tex!r} must be a macro name (letters) and its TeX", CONFIG_NAME, line
-            )
-        macros[name.lstrip("\\")] = str(tex)
-        _check_macro(name.lstrip("\\"), str(tex), line)
-    return macros
-
-
-def _check_macro(name: str, tex: str, line: int | None) -> None:
-    """A macro math-core cannot expand would fail every formula of the site: an error at its line."""
-    from math_core import LatexError, LatexToMathML  # only for a site that declares macros
-
-    arguments = max((int(n) for n in re.findall(r"#(\d)", tex)), default=0)
-    try:
-        LatexToMathML(fancy_error=False, macros={name: tex}).convert_with_local_state(
-            f"\\{name}" + "{x}" * arguments, displaystyle=False
-        )
-    except LatexError as exc:
-        reason = re.sub(r"^\w+:\d+: ", "", str(exc).strip())
-        raise SiteError(f"math_macros: {name}: math-core cannot read {tex!r}: {reason}", CONFIG_NAME, line) from None
 
 
 def _setting(key: Key, value: Any, line: int | None) -> Any:

@@ -11,7 +11,8 @@ Importers are readers into one writer:
   gave it as `permalink`, the body converted by its list of `rules.py` rules), and lists the `SourceFile`s the docs
   use (`assets.py` finds and resolves them). It writes nothing.
 - What every generator's site needs after its reader (`finish`): the `math_macros` its formulas use that math-core
-  lacks (`mathjax.py`), one spelling for tags that differ only in case (`tagcase.py`), `toc: false` kept.
+  lacks (`mathjax.py`), one spelling for tags that differ only in case (`tagcase.py`), `toc: false` and
+  `comments: false` kept.
 - `writer.py` writes NEW_SITE (refusing a non-empty one, never overwriting) and counts what it wrote;
   `report.py` is what the command prints.
 
@@ -55,9 +56,10 @@ def finish(site: SourceSite) -> None:
     """The steps after any reader (module docstring)."""
     site.settings.math_macros = mathjax.site_macros(site.docs)
     tagcase.unify(site.docs)
-    for doc in site.docs:  # a post whose old theme was told to show no contents shows none here either
-        if doc.source_meta.get("toc") is False:
-            doc.meta["toc"] = False
+    for doc in site.docs:  # a post whose old theme was told to show no contents, or no comments, shows none here
+        for key in ("toc", "comments"):
+            if str(doc.source_meta.get(key)).lower() == "false":  # YAML's false, Pelican's text
+                doc.meta[key] = False
 
 
 __all__ = ["SourceReport", "import_source"]

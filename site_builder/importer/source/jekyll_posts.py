@@ -32,6 +32,7 @@ class JekyllSite:
     zone: tzinfo
     default_lang: str
     languages: tuple[str, ...]  # polyglot's languages ((): one language)
+    comments_opt_in: bool = False  # al-folio's giscus: a post shows comments only with `giscus_comments: true`
 
     def defaults(self, rel: str, kind: str) -> dict[str, Any]:
         """The `defaults:` values for a file at `rel` of type `kind` (posts, pages, drafts, tabs...), later scopes
@@ -126,6 +127,8 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
             ours["aliases"] = [f"/{lang}{a}" if a.startswith("/") else a for a in ours["aliases"]]
     if meta.get("hidden") is True:
         ours["hidden"] = True
+    if site.comments_opt_in and meta.get("giscus_comments") is not True:
+        ours["comments"] = False
     if draft_folder or meta.get("published") is False:
         ours["draft"] = True
     folder = rel.split("_posts/", 1)[-1] if "_posts/" in rel else rel.split("_drafts/", 1)[-1]
