@@ -555,3 +555,12 @@ def test_polyglot_links_go_to_the_posts_language_as_polyglot_led_them(tmp_path):
     assert "![i](/assets/i.png)" in text and "[code](/posts/b/)" in text
     proc = run_cli("build", cwd=new, check=True)
     assert " links to " not in proc.stderr, proc.stderr
+
+
+def test_a_title_is_html_as_liquid_prints_it(tmp_path):
+    """al-folio's `title: Connect-4&#58; First Steps` (a colon YAML would not take unquoted) showed `:` there."""
+    post = "---\ntitle: Connect-4&#58; First Steps &#8211; Part 1\n---\nText.\n"
+    old = jekyll_site(tmp_path / "old", "title: T\n", {"_posts/2020-01-02-c.md": post})
+    run_cli("import", str(old), str(tmp_path / "new"), check=True)
+    text = (tmp_path / "new/content/posts/2020-01-02-c.md").read_text(encoding="utf-8")
+    assert "title: 'Connect-4: First Steps – Part 1'" in text

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
+from html import unescape
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -71,7 +72,7 @@ def page_doc(site: JekyllSite, path: Path, rel: str, front: Front) -> SourceDoc 
         return rel
     if meta.get("published") is False:
         return rel
-    title = str(meta.get("title") or path.stem.replace("-", " ").title())
+    title = unescape(str(meta.get("title") or path.stem.replace("-", " ").title()))  # HTML, as Liquid prints it
     ours: dict[str, Any] = {"title": title, "permalink": url}
     if site.languages and isinstance(meta.get("lang"), str):
         ours["lang"] = meta["lang"]

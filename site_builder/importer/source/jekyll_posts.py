@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,8 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
     url = post_url(pattern, parts) if meta.get("permalink") is None or ":" in pattern else finish(pattern)
     if site.languages and lang != site.default_lang:
         url = f"/{lang}{url}"
-    ours: dict[str, Any] = {"title": str(meta.get("title") or titleize(slug)), "date": dt}
+    # Liquid prints a title as HTML: `Connect-4&#58; First Steps` (a colon YAML would not take) was shown `:`
+    ours: dict[str, Any] = {"title": unescape(str(meta.get("title") or titleize(slug))), "date": dt}
     updated = parse_date(
         meta.get("last_modified_at") or meta.get("lastmod") or meta.get("modified") or meta.get("updated"), site.zone
     )

@@ -27,6 +27,7 @@ import re
 import string
 import unicodedata
 from datetime import datetime, timezone
+from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -125,7 +126,7 @@ def _doc(site: PelicanSite, path: Path, rel: str, content_rel: str, page: bool) 
     meta = FrontMatter(
         {**{str(k).lower(): v for k, v in defaults.items()}, **meta} if isinstance(defaults, dict) else meta, own
     )
-    title = str(meta.get("title") or "").strip()
+    title = unescape(str(meta.get("title") or "")).strip()  # HTML, as Pelican's themes print it
     if not title:
         return ImportProblem(rel, 1, "not read: no Title (Pelican skips it too)")
     dt = _date(meta.get("date"), site) or datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
