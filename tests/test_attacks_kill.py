@@ -1,7 +1,7 @@
-"""kill -9 mid-build (issue 17, hardening, item 2): an 800-post site, four builds killed at random moments, and three
+"""kill -9 mid-build (issue 17, hardening, item 2): a 500-post site, four builds killed at random moments, and three
 killed at the moments that matter most: while staging, as the output changes, and while the cache is written. (The
-issue's 3,000 posts and ten rounds cost CI a minute of its two cores; the kills land within a build's length
-whatever its size.)
+issue's 3,000 posts and ten rounds cost CI a minute of its two cores, 800 posts half of one; the kills land within a
+build's length whatever its size.)
 
 After each kill the output is the previous build's, whole (same files, same bytes), or the new one, whole, if the
 kill came after the commit: never a mix. The killed build leaves no process behind; what it left beside the output
@@ -30,8 +30,8 @@ import pytest
 from helpers import REPO, run_cli, wait_for
 from test_golden import bench_module
 
-POSTS = 800
-EDITS = 80  # posts edited before each killed build
+POSTS = 500
+EDITS = 50  # posts edited before each killed build
 ROUNDS = 4
 SEED = 1717
 MARKER = ".site-builder"  # the output's marker: a random build id, the one file a clean build makes differently

@@ -29,7 +29,9 @@ LONG = "\n\n".join(f"Paragraph {n} of a post long enough to scroll past the firs
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Iterator[Path]:
-    root = make_site(tmp_path_factory.mktemp("comments") / "site", f"title: C\nurl: https://example.org\n{GISCUS}")
+    root = make_site(
+        tmp_path_factory.mktemp("comments") / "site", f"title: C\nurl: https://example.org\nsearch: false\n{GISCUS}"
+    )
     write_post(root, "long.md", "title: Long\ndate: 2024-05-01", LONG)
     write_post(root, "quiet.md", "title: Quiet\ndate: 2024-04-01\ncomments: false", "No comments here.\n")
     run_cli("build", "--source", str(root), check=True)
