@@ -93,6 +93,10 @@ def test_the_release_passes_twine_and_its_sdist_installs_with_the_theme(dist: Pa
     with zipfile.ZipFile(wheel) as whl:
         wheel_names = whl.namelist()
     assert "site_builder/themes/default/static/css/site.css" in wheel_names, "the theme is not in the wheel"
+    # Mermaid's ESM build, in a folder of the theme the static files are not copied from (write/static.py)
+    mermaid = "site_builder/themes/default/vendor/mermaid/"
+    assert {mermaid + "mermaid.esm.min.mjs", mermaid + "LICENSE"} <= set(wheel_names), "Mermaid is not in the wheel"
+    assert sum(n.startswith(mermaid) and n.endswith(".mjs") for n in wheel_names) > 100, "Mermaid's chunks are not"
     assert f"site_builder-{_version()}.dist-info/METADATA" in wheel_names
 
 
