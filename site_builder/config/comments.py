@@ -18,8 +18,9 @@ from site_builder.config.schema import COMMENTS_KEYS, unknown_keys
 from site_builder.errors import SiteError, SiteWarning
 
 _WHERE = "site.yml"
-# each provider's options: (name, required, default); they become its script's data-* attributes
-_OPTIONS: dict[str, tuple[tuple[str, bool, str], ...]] = {
+# each provider's options: (name, required, default); they become its script's data-* attributes (the importer
+# reads the old site's with these names: importer/source/comments.py)
+OPTIONS: dict[str, tuple[tuple[str, bool, str], ...]] = {
     "giscus": (
         ("repo", True, ""),
         ("repo_id", True, ""),
@@ -44,9 +45,6 @@ class Comments:
     provider: str = ""
     options: tuple[tuple[str, str], ...] = ()
 
-    def get(self, name: str) -> str:
-        return dict(self.options).get(name, "")
-
 
 def read_comments(raw: Any, lines: dict[str, int], warnings: list[SiteWarning]) -> Comments:
     """`comments: {PROVIDER: {options}}`. Not a mapping, more than one provider, or a provider without an option
@@ -57,7 +55,7 @@ def read_comments(raw: Any, lines: dict[str, int], warnings: list[SiteWarning]) 
     if not isinstance(raw, dict):
         raise SiteError(f"comments must be a mapping of one provider to its options, got {raw!r}", _WHERE, line)
     warnings += unknown_keys(raw, COMMENTS_KEYS, _WHERE, lines, prefix="comments.")
-    chosen = [name for name in _OPTIONS if raw.get(name) is not None]
+    chosen = [name for name in OPTIONS if raw.get(name) is not None]
     if len(chosen) != 1:
         said = " and ".join(chosen) if chosen else "none"
         raise SiteError(f"comments: name one provider (giscus, utterances or disqus), got {said}", _WHERE, line)
@@ -66,7 +64,7 @@ def read_comments(raw: Any, lines: dict[str, int], warnings: list[SiteWarning]) 
     where = lines.get(f"comments.{provider}", line)
     if not isinstance(given, dict):
         raise SiteError(f"comments: {provider} must be a mapping of its options, got {given!r}", _WHERE, where)
-    known = {name for name, _, _ in _OPTIONS[provider]}
+    known = {name for name, _, _ in OPTIONS[provider]}
     for key in given.keys() - known:
         warnings.append(
             SiteWarning(
@@ -78,7 +76,7 @@ def read_comments(raw: Any, lines: dict[str, int], warnings: list[SiteWarning]) 
             )
         )
     options = []
-    for name, required, default in _OPTIONS[provider]:
+    for name, required, default in OPTIONS[provider]:
         value = given.get(name)
         text = default if value is None or value == "" else _text(value)
         if required and not text:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-_GISCUS = ("repo", "repo_id", "category", "category_id", "mapping", "strict", "reactions_enabled", "input_position")
-_GISCUS_ALSO = ("emit_metadata", "lang")
+from site_builder.config.comments import OPTIONS
+
 _HUGO_GISCUS = {
     "repoid": "repo_id",
     "categoryid": "category_id",
@@ -22,23 +22,23 @@ _HUGO_GISCUS = {
     "inputposition": "input_position",
     "emitmetadata": "emit_metadata",
 }
-_REQUIRED = {
-    "giscus": ("repo", "repo_id", "category", "category_id"),
-    "utterances": ("repo",),
-    "disqus": ("shortname",),
-}
 
 
 def _kept(provider: str, options: dict[str, Any]) -> dict[str, Any]:
     """`{provider: options}` without empty values, or {} when an option it needs is missing."""
     given = {k: v for k, v in options.items() if v not in (None, "")}
-    if any(not given.get(k) for k in _REQUIRED[provider]):
+    if any(required and not given.get(name) for name, required, _ in OPTIONS[provider]):
         return {}
     return {provider: given}
 
 
+def setting(found: dict[str, Any]) -> dict[str, Any]:
+    """What a reader puts in `SiteSettings.extra`: site.yml's `comments`, when the old site had a system."""
+    return {"comments": found} if found else {}
+
+
 def _giscus(raw: dict[str, Any], repo: Any = None) -> dict[str, Any]:
-    options = {k: raw.get(k) for k in (*_GISCUS, *_GISCUS_ALSO)}
+    options = {name: raw.get(name) for name, _, _ in OPTIONS["giscus"]}
     options["repo"] = options["repo"] or repo
     options["category"] = options["category"] or raw.get("category_name")  # Minimal Mistakes' name
     options["mapping"] = options["mapping"] or raw.get("discussion_term")

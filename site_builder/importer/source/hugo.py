@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax
-from site_builder.importer.source.comments import hugo_comments
+from site_builder.importer.source import assets, comments, common, mathjax
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -231,10 +230,6 @@ def _nav(site: HugoSite, pages: list[SourceDoc]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _comments(found: dict[str, Any]) -> dict[str, Any]:
-    return {"comments": found} if found else {}
-
-
 def _settings(site: HugoSite, pages: list[SourceDoc], notes: list[str]) -> SiteSettings:
     c, params = site.config, site.params
     subtitle = next(
@@ -251,7 +246,7 @@ def _settings(site: HugoSite, pages: list[SourceDoc], notes: list[str]) -> SiteS
         languages=[code for code in site.languages if code != site.default_lang],
         permalink=_permalink(site, notes),
         nav=_nav(site, pages),
-        extra=({"future": True} if c.get("buildfuture") is True else {}) | _comments(hugo_comments(c)),
+        extra=({"future": True} if c.get("buildfuture") is True else {}) | comments.setting(comments.hugo_comments(c)),
     )
 
 

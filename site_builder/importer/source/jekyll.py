@@ -26,7 +26,7 @@ import yaml
 from site_builder.errors import SiteError
 from site_builder.importer.source import assets, common, kramdown, liquid
 from site_builder.importer.source.bibtex import read_bib, scholar_rules
-from site_builder.importer.source.comments import jekyll_comments
+from site_builder.importer.source.comments import jekyll_comments, setting
 from site_builder.importer.source.front import split
 from site_builder.importer.source.jekyll_pages import page_doc, page_nav
 from site_builder.importer.source.jekyll_posts import MARKDOWN, JekyllSite, post_doc
@@ -82,8 +82,8 @@ def _site(config: dict[str, Any], root: Path) -> JekyllSite:
         languages = tuple(str(code) for code in langs if str(code) == default or str(code) in present)
     if not languages and "-" in default:
         default = default.split("-")[0]  # a locale (`en-US`) names the language
-    opt_in = jekyll_comments(config)[1]  # al-folio: a post has comments with `giscus_comments: true` only
-    return JekyllSite(config, _zone(config), default, languages if len(languages) > 1 else (), opt_in)
+    found, opt_in = jekyll_comments(config)  # al-folio: a post has comments with `giscus_comments: true` only
+    return JekyllSite(config, _zone(config), default, languages if len(languages) > 1 else (), opt_in, found)
 
 
 def _walk(root: Path, exclude: object = None) -> list[Path]:
@@ -173,9 +173,7 @@ def _settings(site: JekyllSite, root: Path, pages: list[SourceDoc]) -> tuple[Sit
         nav=page_nav(site, root, pages),
         extra={"future": True} if c.get("future") is True else {},
     )
-    comments, _ = jekyll_comments(c)
-    if comments:
-        settings.extra["comments"] = comments
+    settings.extra |= setting(site.comments)
     return settings, notes
 
 

@@ -10,7 +10,7 @@ unless the permalink uses them), `published: false` -> `draft: true`, `descripti
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from html import unescape
 from pathlib import Path
@@ -34,6 +34,7 @@ class JekyllSite:
     default_lang: str
     languages: tuple[str, ...]  # polyglot's languages ((): one language)
     comments_opt_in: bool = False  # al-folio's giscus: a post shows comments only with `giscus_comments: true`
+    comments: dict[str, Any] = field(default_factory=dict)  # site.yml's `comments` (importer/source/comments.py)
 
     def defaults(self, rel: str, kind: str) -> dict[str, Any]:
         """The `defaults:` values for a file at `rel` of type `kind` (posts, pages, drafts, tabs...), later scopes

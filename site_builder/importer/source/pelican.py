@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from site_builder.importer.source import assets, common, mathjax, pelican_tags
-from site_builder.importer.source.comments import pelican_comments
+from site_builder.importer.source import assets, comments, common, mathjax, pelican_tags
 from site_builder.importer.source.front import author_of, parse_date, split
 from site_builder.importer.source.model import (
     ImportProblem,
@@ -259,7 +258,7 @@ def _settings(site: PelicanSite, root: Path, pages: list[SourceDoc]) -> SiteSett
     published = read_settings(publish) if publish.is_file() else {}  # what the published site added (Disqus)
     url = str(site.get("SITEURL") or published.get("SITEURL") or "")
     shown = site.get("DISPLAY_PAGES_ON_MENU") is not False
-    comments = pelican_comments(site.get("DISQUS_SITENAME") or published.get("DISQUS_SITENAME"))
+    disqus = comments.pelican_comments(site.get("DISQUS_SITENAME") or published.get("DISQUS_SITENAME"))
     return SiteSettings(
         title=str(site.get("SITENAME") or "My Blog"),
         subtitle=str(site.get("SITESUBTITLE") or ""),
@@ -268,7 +267,7 @@ def _settings(site: PelicanSite, root: Path, pages: list[SourceDoc]) -> SiteSett
         language=str(site.get("DEFAULT_LANG") or "en").split("_")[0],
         nav=[p.dest.removesuffix(".md") for p in pages if shown and not p.meta.get("hidden")],
         permalink=_permalink(str(site.get("ARTICLE_URL"))),
-        extra={"comments": comments} if comments else {},
+        extra=comments.setting(disqus),
     )
 
 
