@@ -3,6 +3,9 @@
 Test ids look like `content/posts/numpy-bug.md::line 42`. Posts run through the same engine as
 `site-builder check` (same isolation, same cache under the site's `.cache/exec/`), in parallel, in an engine
 process forked while pytest starts (pytest_batch.py), which also tells pytest what each post holds.
+
+With pytest-xdist (`pytest -n 3`), the process handing out tests runs no post, and each worker runs a post when it
+runs the post's first test, in an engine of its own: each post runs once, not once in every worker.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         "--strict` does",
     )
     config = pluginmanager.get_plugin("pytestconfig")  # the plugin is loaded: pytest has not read its arguments
-    if isinstance(config, pytest.Config):
+    if isinstance(config, pytest.Config) and not os.environ.get("PYTEST_XDIST_WORKER"):
         root = in_sight(list(config.invocation_params.args), config.invocation_params.dir)
         if root is not None:  # an engine for that site starts its template while pytest starts
             config.stash[_WARM] = Batch(root)
@@ -136,6 +139,16 @@ _NOT_RUNNING = (  # options with which no test runs
 )
 
 
+def _distributed(option: Any) -> bool:
+    """Whether pytest-xdist hands this run's tests to workers (this is one of them, or the process handing them out).
+    Then no engine runs a site's posts up front: every worker would run them all, at once."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return True
+    return bool(getattr(option, "numprocesses", None) or getattr(option, "tx", None)) or getattr(
+        option, "dist", "no"
+    ) not in ("no", None)
+
+
 def _selects(option: Any) -> bool:
     """Whether pytest was asked for some tests only, or for none (then posts run when collection ends, if at all)."""
     return any(getattr(option, name, None) for name in (*_SELECTING, *_NOT_RUNNING))
@@ -145,7 +158,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """Start running the posts under the paths given as soon as pytest has read its arguments: the engine works
     while pytest is still starting (unless tests are selected otherwise: -k, -m, --lf, a test id, ...)."""
     option = early_config.known_args_namespace
-    if option.file_or_dir or _selects(option):  # else the paths are known with the session (testpaths, or ".")
+    if _distributed(option):
+        _none_up_front(early_config)
+    elif option.file_or_dir or _selects(option):  # else the paths are known with the session (testpaths, or ".")
         args = [] if _selects(option) else list(option.file_or_dir)
         _start(early_config, args, early_config.invocation_params.dir, bool(getattr(option, "rerun_posts", False)))
 
@@ -153,7 +168,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Without paths given (testpaths, or the current folder), start running the posts under those now."""
     config = session.config
-    if _BATCHES not in config.stash:
+    if _BATCHES not in config.stash and _distributed(config.option):
+        _none_up_front(config)
+    elif _BATCHES not in config.stash:
         _start(
             config,
             [] if _selects(config.option) else list(config.args),
@@ -175,6 +192,15 @@ def _start(config: pytest.Config, args: list[str], base: Path, rerun: bool) -> N
             warm.cancel()
 
 
+def _none_up_front(config: pytest.Config) -> None:
+    """With xdist: no engine runs posts before a worker runs their tests; the one forked early, if any, ends."""
+    config.stash[_BATCHES] = {}
+    warm = config.stash.get(_WARM, None)
+    if warm is not None:
+        del config.stash[_WARM]
+        warm.cancel()
+
+
 def _engine(config: pytest.Config, root: Path) -> Batch:
     """An engine for the site at `root`: the one forked early if it is for that site and not told its posts yet."""
     warm = config.stash.get(_WARM, None)
@@ -187,8 +213,8 @@ def _engine(config: pytest.Config, root: Path) -> Batch:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Run the posts collected (and not deselected) that no engine runs yet, one engine per site."""
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or _distributed(session.config.option):
+        return  # with xdist, a worker runs a post when it runs its first test (PostFile.run_once)
     by_site: dict[Path, dict[str, Path]] = {}
     for item in session.items:
         if isinstance(item, BlockItem):

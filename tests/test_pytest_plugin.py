@@ -180,6 +180,32 @@ def test_collection(tmp_path):
     assert "Traceback" not in proc.stdout and "site_builder/execute/" not in proc.stdout, proc.stdout
 
 
+def test_with_xdist_each_post_runs_once_and_its_failure_is_reported(tmp_path):
+    """`pytest -n 3 content/`: each post ran in the controller and in every worker, four times at once (Ray's posts
+    then started four clusters on two cores, and one missed its startup in CI); now in the worker that runs it."""
+    site = make_site(tmp_path / "site")
+    log = tmp_path / "runs.log"
+    for name in ("a", "b", "c"):
+        exec_post(
+            site,
+            f"{name}.md",
+            f"""
+            ```python
+            import time
+            with open({str(log)!r}, "a") as f:
+                f.write("{name}\\n")
+            time.sleep(1)
+            assert "{name}" != "c", "c fails"
+            ```
+        """,
+        )
+    proc = run_pytest(site, "-n", "3")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert sorted(log.read_text().split()) == ["a", "b", "c"], log.read_text()
+    assert re.search(r"content/posts/c.md:\d+: AssertionError: c fails", proc.stdout), proc.stdout
+    assert "2 passed" in proc.stdout and "1 failed" in proc.stdout, proc.stdout
+
+
 CONFTEST = """
 import os, sys, time
 
