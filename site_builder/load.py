@@ -18,6 +18,7 @@ from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
 from site_builder.config.site import has_scheme, is_language_tag, path_problem
 from site_builder.config.siteexec import conventions
+from site_builder.config.status import visibility
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Alias, Post
@@ -122,6 +123,7 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     updated = next((k for k in UPDATED_KEYS if meta.get(k)), None)
     permalink = _permalink(cfg, front, rel, dt, slug, lang, pattern, tuple(categories))
     image = preview_image(meta)
+    shown = visibility(front, rel)
     if image and climbs_out(permalink, image.strip()):  # write.social leaves it out
         key = next((k for k in IMAGE_KEYS if meta.get(k)), "image")
         message = f"image {image!r} climbs out of the site (above its root); the post's previews show no picture"
@@ -145,12 +147,12 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         translation_key=str(meta.get("translation_key") or _translation_key(path, stem, cfg, page)),
         lines=front.lines,
         warnings=front.warnings,
-        draft=bool(meta.get("draft")) or meta.get("published") is False,
+        draft=shown.draft,
         execute=meta.get("execute") is True,
         conventions=_conventions(front, cfg, rel),
         cells=cells,
         page=page,
-        hidden=meta.get("hidden") is True,
+        hidden=shown.hidden,
         image=image,
         aliases=aliases(front, rel, permalink),
     )

@@ -34,7 +34,8 @@ def link_related(views: list[PostView], shown: dict[str, str], count: int = RELA
             top = ranked[group] = _related(
                 -1, lists, [sets.get(k) or sets.setdefault(k, set(by_tag[k])) for k in keys], count + 1
             )
-        view.related = [views[j] for j in top if j != i][:count]
+        if view.post.meta.get("related_posts") is not False:  # al-folio's `related_posts: false`: none
+            view.related = [views[j] for j in top if j != i][:count]
 
 
 def _related(i: int, lists: list[list[int]], sets: list[set[int]], count: int) -> list[int]:

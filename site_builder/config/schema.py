@@ -138,6 +138,13 @@ FRONT_MATTER_KEYS = (
     Key("redirect_from", (list, str), [], "the same as `aliases` (jekyll-redirect-from)"),
     Key("published", (bool,), True, "false: the same as `draft: true` (Jekyll)"),
     Key("hidden", (bool,), False, "true: built at its address, left out of lists, tags and feeds (al-folio)"),
+    Key(
+        "status",
+        (str,),
+        "",
+        "`draft` (WordPress's `pending`, `private`, `trash` too): as `draft: true`; `hidden`: as `hidden: true`; "
+        "`published`: built (Pelican, WordPress)",
+    ),
     Key("description", (str,), "", "the `summary` when there is none (Jekyll, Hugo)"),
     Key("excerpt", (str,), "", "the `summary` when there is none (Jekyll)"),
     Key("lastmod", (date, str), "", "the `updated` date when there is none (Hugo)"),
@@ -149,6 +156,9 @@ FRONT_MATTER_KEYS = (
     Key("thumbnail", (str,), "", "the `image` when there is none (al-folio)"),
     Key("og_image", (str,), "", "the `image` when there is none"),
     Key("comments", (bool,), True, "false: no comments under this post (when site.yml has `comments:`)"),
+    Key("giscus_comments", (bool,), True, "false: the same as `comments: false` (al-folio)"),
+    Key("disqus_comments", (bool,), True, "false: the same as `comments: false` (al-folio)"),
+    Key("related_posts", (bool,), True, "false: no related posts under this post (al-folio)"),
 )
 
 # keys other generators write (Jekyll, Hugo, al-folio, Pelican, WordPress exports): accepted without a warning,
@@ -160,11 +170,9 @@ FOREIGN_FRONT_MATTER = frozenset(
         "keywords",
         "math",
         "giscus",
-        "related_posts",
         "weight",
         "series",
         "type",
-        "status",
     ]
 )
 

@@ -130,6 +130,8 @@ def post_doc(site: JekyllSite, path: Path, rel: str, front: Front, draft_folder:
             ours["aliases"] = [f"/{lang}{a}" if a.startswith("/") else a for a in ours["aliases"]]
     if meta.get("hidden") is True:
         ours["hidden"] = True
+    if meta.get("related_posts") is False:  # al-folio's: no related posts under it
+        ours["related_posts"] = False
     if site.comments_opt_in and meta.get("giscus_comments") is not True:
         ours["comments"] = False
     if draft_folder or meta.get("published") is False:
