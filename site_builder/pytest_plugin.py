@@ -36,9 +36,12 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         "--strict` does",
     )
     config = pluginmanager.get_plugin("pytestconfig")  # the plugin is loaded: pytest has not read its arguments
-    if isinstance(config, pytest.Config) and not os.environ.get("PYTEST_XDIST_WORKER"):
+    if isinstance(config, pytest.Config):
+        # an xdist worker: its environment says so, unless a worker of the same run said it to the processes it
+        # starts (a pytest that a test starts inherits the worker's environment: it is no worker)
+        config.stash[_WORKER] = bool(os.environ.get("PYTEST_XDIST_WORKER")) and not _started_by_worker()
         root = in_sight(list(config.invocation_params.args), config.invocation_params.dir)
-        if root is not None:  # an engine for that site starts its template while pytest starts
+        if root is not None and not config.stash[_WORKER]:  # an engine starts its template while pytest starts
             config.stash[_WARM] = Batch(root)
 
 
@@ -120,6 +123,24 @@ class PostFile(pytest.File):
 
 _BATCHES = pytest.StashKey[dict[Path, list[Batch]]]()
 _WARM = pytest.StashKey[Batch]()  # an engine forked before pytest read its arguments, not told its posts yet
+_WORKER = pytest.StashKey[bool]()  # this process is a pytest-xdist worker (known before pytest reads its arguments)
+_STARTED_BY = "SITE_BUILDER_XDIST_WORKER"  # set by an xdist worker (configured), for the processes its tests start
+
+
+def _xdist_worker_id() -> str:
+    """The xdist run and worker this process's environment names ("/" for none)."""
+    return f"{os.environ.get('PYTEST_XDIST_TESTRUNUID', '')}/{os.environ.get('PYTEST_XDIST_WORKER', '')}"
+
+
+def _started_by_worker() -> bool:
+    """Whether the xdist worker that the environment names is not this process but one that started it (a worker
+    of a run started by a test has a run id of its own)."""
+    return os.environ.get(_STARTED_BY) == _xdist_worker_id()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # an xdist worker, as xdist configures it
+        os.environ[_STARTED_BY] = _xdist_worker_id()
 
 
 def _batches(config: pytest.Config, root: Path) -> list[Batch]:
@@ -139,10 +160,10 @@ _NOT_RUNNING = (  # options with which no test runs
 )
 
 
-def _distributed(option: Any) -> bool:
+def _distributed(config: pytest.Config, option: Any) -> bool:
     """Whether pytest-xdist hands this run's tests to workers (this is one of them, or the process handing them out).
     Then no engine runs a site's posts up front: every worker would run them all, at once."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    if hasattr(config, "workerinput") or config.stash.get(_WORKER, False):
         return True
     return bool(getattr(option, "numprocesses", None) or getattr(option, "tx", None)) or getattr(
         option, "dist", "no"
@@ -158,7 +179,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """Start running the posts under the paths given as soon as pytest has read its arguments: the engine works
     while pytest is still starting (unless tests are selected otherwise: -k, -m, --lf, a test id, ...)."""
     option = early_config.known_args_namespace
-    if _distributed(option):
+    if _distributed(early_config, option):
         _none_up_front(early_config)
     elif option.file_or_dir or _selects(option):  # else the paths are known with the session (testpaths, or ".")
         args = [] if _selects(option) else list(option.file_or_dir)
@@ -168,7 +189,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Without paths given (testpaths, or the current folder), start running the posts under those now."""
     config = session.config
-    if _BATCHES not in config.stash and _distributed(config.option):
+    if _BATCHES not in config.stash and _distributed(config, config.option):
         _none_up_front(config)
     elif _BATCHES not in config.stash:
         _start(
@@ -213,7 +234,7 @@ def _engine(config: pytest.Config, root: Path) -> Batch:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Run the posts collected (and not deselected) that no engine runs yet, one engine per site."""
-    if session.config.option.collectonly or _distributed(session.config.option):
+    if session.config.option.collectonly or _distributed(session.config, session.config.option):
         return  # with xdist, a worker runs a post when it runs its first test (PostFile.run_once)
     by_site: dict[Path, dict[str, Path]] = {}
     for item in session.items:
