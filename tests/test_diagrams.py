@@ -115,15 +115,23 @@ def test_chromium_draws_the_diagrams_within_the_page(site, width, mode):
         wide = driver.execute_script("return [document.documentElement.scrollWidth, innerWidth]")
         assert wide[0] <= wide[1] <= width
         before = driver.execute_script("return document.querySelector('pre.mermaid svg').outerHTML")
+        emulate(driver, width, "dark" if mode == "light" else "light")  # the system's scheme changes: drawn again
+        after = _redrawn(driver, before)
+        assert after != before and "Publish" in after
         driver.find_element("css selector", ".theme-toggle").click()  # drawn again in the other scheme's colours
-        for _ in range(100):
-            after = driver.execute_script("var s = document.querySelector('pre.mermaid svg'); return s && s.outerHTML")
-            if after and after != before:
-                break
-            time.sleep(0.1)
-        assert after and after != before and "Publish" in after
+        assert _redrawn(driver, after) != after
     finally:
         driver.quit()
+
+
+def _redrawn(driver, before: str) -> str:
+    """The first diagram's drawing once it is not `before` (waits up to 10 s)."""
+    for _ in range(100):
+        after = driver.execute_script("var s = document.querySelector('pre.mermaid svg'); return s && s.outerHTML")
+        if after and after != before:
+            return str(after)
+        time.sleep(0.1)
+    return before
 
 
 @pytest.mark.parametrize("width, mode", [(1280, "light"), (360, "dark")])

@@ -44,6 +44,7 @@ A tip in a tab.
 ::::
 
 :::: tab Shell
+### Shell notes
 Shell text.
 ::::
 
@@ -74,7 +75,7 @@ PATH = "/blog/2024/tabs/"
 # each set's labels, and the text of each tab's panel
 SETS = [
     (["pip", "conda"], ["$ pip install site-builder", "$ conda install site-builder"]),
-    (["Python script", "Shell"], ["print ( sum ( range ( 4 ))) 6 Tip A tip in a tab.", "Shell text."]),
+    (["Python script", "Shell"], ["print ( sum ( range ( 4 ))) 6 Tip A tip in a tab.", "Shell notes # Shell text."]),
     (["R", "Julia"], ["R body. Deeper # Still R.", "Julia body."]),
     (["Label A", "Label B"], ["Body A.", "Body B."]),
 ]
@@ -153,6 +154,26 @@ def test_one_panel_at_a_time_chosen_by_a_click_or_the_arrow_keys(site, width):
         assert _shown(driver)[1] == [False, True]
         wide = driver.execute_script("return [document.documentElement.scrollWidth, innerWidth]")
         assert wide[0] <= wide[1] <= width
+    finally:
+        driver.quit()
+
+
+def test_a_link_to_a_heading_in_a_hidden_tab_opens_its_tab(site):
+    """A section's address (a table of contents' link, a search result's, another page's) shows its tab; it was
+    hidden, and the browser stayed where it was."""
+    driver = chromium()
+    try:
+        emulate(driver, 1280)
+        driver.get(site + PATH + "#shell-notes")
+        seen = (
+            "var r = document.getElementById('shell-notes').getBoundingClientRect(); return r.top >= 0 && r.top < 200"
+        )
+        assert _shown(driver)[1] == [False, True] and driver.execute_script(seen)
+        driver.find_element("css selector", 'label[for="tab.2.1"]').click()
+        driver.execute_script("window.scrollTo(0, 0); location.hash = ''")
+        assert _shown(driver)[1] == [True, False]
+        driver.execute_script("location.hash = '#shell-notes'")  # a link within the page
+        assert _shown(driver)[1] == [False, True] and driver.execute_script(seen)
     finally:
         driver.quit()
 
