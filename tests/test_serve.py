@@ -66,6 +66,36 @@ def test_broken_front_matter_shows_an_overlay_and_fixing_it_clears_it(server, si
     )
 
 
+def test_a_posts_warnings_are_a_note_on_its_open_page_until_it_has_none(server, site, browser):
+    """A writer sees what the terminal printed of the post in the page being written (an unknown key, a broken
+    link): a note on the post's page only, there again when the page is opened again, gone once fixed."""
+    open_page(browser, server.url + "blog/2025/hello/")
+    post = site / "content" / "posts" / "hello.md"
+    good = post.read_text()
+    post.write_text(
+        good.replace("tags: [a]", "tags: [a]\ntgas: [b]").replace("The first", "See [x](/nothere/). The first")
+    )
+    box = wait_for(lambda: browser.find_elements("id", "site-builder-warnings"))
+    text = box[0].text
+    assert "content/posts/hello.md:5: unknown key 'tgas', ignored (did you mean 'tags'?)" in text, text
+    assert re.search(r"content/posts/hello\.md:\d+: .*/nothere/", text), text
+    assert text.startswith("Warnings (2)") and box[0].get_attribute("role") == "status"
+    browser.refresh()
+    assert "unknown key 'tgas'" in wait_for(lambda: browser.find_elements("id", "site-builder-warnings"))[0].text
+    open_page(browser, server.url + "blog/2024/other/")
+    wait_for(lambda: "Another post" in article_text(browser))
+    time.sleep(0.5)
+    assert not browser.find_elements("id", "site-builder-warnings"), "another post's page has no note"
+    open_page(browser, server.url + "blog/2025/hello/")
+    wait_for(lambda: browser.find_elements("id", "site-builder-warnings"))
+    post.write_text(good.replace("The first version", "The clean version"))
+    wait_for(
+        lambda: (
+            "The clean version" in article_text(browser) and not browser.find_elements("id", "site-builder-warnings")
+        )
+    )
+
+
 def test_css_edit_swaps_the_stylesheet_without_a_reload(server, site, browser):
     open_page(browser, server.url + "blog/2025/hello/")
     browser.execute_script("window.__marker = 'still here'; window.scrollTo(0, 0);")

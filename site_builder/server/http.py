@@ -53,6 +53,7 @@ class Broadcaster:
         self.sent = 0  # reload events sent so far
         self._reloaded: dict[str, int] = {}  # page path -> the number of the last reload event that named it
         self.state: dict[str, Any] = {"type": "ok"}
+        self._warnings: dict[str, list[str]] = {}  # page file -> its post's warnings, as the last build printed them
         self.closed = threading.Event()
 
     def subscribe(self, page: str = "", seen: int | None = None) -> queue.Queue[dict[str, Any]]:
@@ -64,6 +65,8 @@ class Broadcaster:
             self._clients.append((q, page))
             self._joined[page] = self._joined.get(page, 0) + 1
             q.put(self.state)
+            if self._warnings.get(page):
+                q.put({"type": "warnings", "lines": self._warnings[page]})
             if seen is not None and max(self._reloaded.get(page, 0), self._reloaded.get("*", 0)) > seen:
                 q.put({"type": "reload", "paths": [page]})
             self._lock.notify_all()
@@ -82,6 +85,14 @@ class Broadcaster:
                 self._reloaded.update(dict.fromkeys(["*"] if event.get("all") else event.get("paths", []), self.sent))
             for q, _ in self._clients:
                 q.put(event)
+
+    def warn(self, by_page: dict[str, list[str]]) -> None:
+        """Each page's warnings now (by the file its path shows): sent to the open pages whose warnings changed."""
+        with self._lock:
+            before, self._warnings = self._warnings, by_page
+            for q, page in self._clients:
+                if before.get(page) != by_page.get(page):
+                    q.put({"type": "warnings", "lines": by_page.get(page, [])})
 
     def reload(self, paths: list[str]) -> Callable[..., bool]:
         """Send a reload event for `paths` (site paths of files); returns `wait(timeout, stop)`, which returns once

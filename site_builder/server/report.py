@@ -1,6 +1,7 @@
 """What `serve` says of its builds beyond the pages: each warning and each code failure printed once, when a save
-causes it (not again on every rebuild); failing code as an overlay in the open pages (the site is built, as
-`build --keep-going` builds it: the failure is in its post's page too); and where the site is previewed."""
+causes it (not again on every rebuild); a post's warnings in a note on its open page, until it has none; failing
+code as an overlay in the open pages (the site is built, as `build --keep-going` builds it: the failure is in its
+post's page too); and where the site is previewed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from urllib.parse import urlsplit
 from site_builder.build.context import Log
 from site_builder.config import load_config
 from site_builder.errors import SiteError, SiteWarning, sorted_warnings
+from site_builder.server.http import page_file
 
 if TYPE_CHECKING:
     from site_builder.build import BuildResult
@@ -57,6 +59,18 @@ class Printed:
         elif self.failing:
             events.send({"type": "ok"})
         self.failing = bool(failed)
+        events.warn(_page_warnings(result))
+
+
+def _page_warnings(result: BuildResult) -> dict[str, list[str]]:
+    """Each post's warnings, as the terminal printed them, by the file of its page (`/blog/x/index.html`)."""
+    pages = {record.post.rel: page_file(record.post.permalink) for record in result.state.posts.values()}
+    shown: dict[str, list[str]] = {}
+    for warning in sorted_warnings(list(result.warnings)):
+        page = pages.get(warning.file or "")
+        if page is not None:
+            shown.setdefault(page, []).append(warning.text())
+    return shown
 
 
 def _failed(result: BuildResult) -> list[PostRun]:
