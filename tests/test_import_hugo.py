@@ -3,6 +3,7 @@ subset of two real Hugo blogs (../shared/corpus/sources) imported and built, che
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -408,3 +409,35 @@ def test_hugo_frontmatter_date_order_and_filename_dates(tmp_path):
     assert str(revised["updated"]).startswith("2019-03-03") and revised["draft"] is True
     build(new)
     assert (new / "output/posts/first-steps/index.html").is_file()
+
+
+def test_enable_git_info_takes_each_pages_updated_date_from_its_last_commit(tmp_path):
+    """Hugo's `enableGitInfo`: a page's lastmod is its file's last commit (author date), before its front matter's
+    `lastmod`, in Hugo's default order; a source that is no git repository keeps the front matter's, with a note."""
+    files = {
+        "hugo.toml": 'title = "G"\nbaseURL = "https://g.example/"\nenableGitInfo = true\n',
+        "content/posts/edited.md": "---\ntitle: Edited\ndate: 2020-01-01\nlastmod: 2020-02-02\n---\n\nOne.\n",
+        "content/posts/new.md": "---\ntitle: New\ndate: 2020-01-05\n---\n\nTwo.\n",
+    }
+    old = write(tmp_path / "old", files)
+    report = import_source(old, tmp_path / "copy")  # not a clone yet: a note, the front matter's dates
+    assert str(front(tmp_path / "copy/content/posts/edited.md")[0]["updated"]).startswith("2020-02-02")
+    assert any(n.startswith("enableGitInfo: the source is not in a git repository") for n in report.notes)
+
+    def git(*args: str, when: str = "2024-06-07T08:09:10+02:00") -> None:
+        env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"}
+        who = ["-c", "user.name=A", "-c", "user.email=a@example.org"]
+        subprocess.run(["git", *who, "-C", str(old), *args], check=True, capture_output=True, env=env)
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "first", when="2024-01-02T03:04:05+00:00")
+    (old / "content/posts/edited.md").write_text(files["content/posts/edited.md"] + "\nMore.\n", encoding="utf-8")
+    git("commit", "-qam", "edit")
+    report = import_source(old, tmp_path / "clone")
+    edited, _ = front(tmp_path / "clone/content/posts/edited.md")
+    new, _ = front(tmp_path / "clone/content/posts/new.md")
+    assert str(edited["updated"]).startswith("2024-06-07T08:09:10+02:00"), edited
+    assert str(new["updated"]).startswith("2024-01-02T03:04:05+00:00"), new
+    assert not any(n.startswith("enableGitInfo") for n in report.notes)
+    build(tmp_path / "clone")

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from site_builder.importer.source import assets, comments, common, mathjax
+from site_builder.importer.source.gitdates import last_commit_dates
 from site_builder.importer.source.hugo_config import HugoSite, hugo_site, read_config
 from site_builder.importer.source.hugo_pages import read_doc
 from site_builder.importer.source.hugo_shortcodes import rules
@@ -263,6 +264,14 @@ def read(root: Path, config: Path) -> SourceSite:
     site = hugo_site(read_config(root, config))
     problems: list[ImportProblem] = []
     notes: list[str] = []
+    if site.config.get("enablegitinfo") is True and ":git" in site.dates["lastmod"]:
+        dates = last_commit_dates(root / site.content_dir)
+        if dates is None:
+            notes.append(
+                "enableGitInfo: the source is not in a git repository, so a page's updated date is its front"
+                " matter's lastmod (Hugo took it from the page's last commit); import from a clone to keep them"
+            )
+        site.git_dates = dates or {}
     docs = _docs(site, root, problems, notes)
     urls = _url_index(docs)
     resolve = _resolver(site, root)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from datetime import timezone, tzinfo
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -112,6 +112,7 @@ class HugoSite:
     zone: tzinfo
     menu: list[dict[str, Any]] = field(default_factory=list)
     dates: dict[str, list[str]] = field(default_factory=dict)  # each date's keys, in order (`_date_keys`)
+    git_dates: dict[Path, datetime] = field(default_factory=dict)  # `:git`: each file's last commit (gitdates.py)
 
     @property
     def params(self) -> dict[str, Any]:

@@ -99,14 +99,16 @@ _FILENAME_DATE = re.compile(r"(\d{4}-\d\d-\d\d)-?(.*)")
 def _dated(meta: dict[str, Any], site: HugoSite, path: Path, which: str) -> tuple[datetime | None, str]:
     """The page's date `which` (`date`, `lastmod`, `publishdate`, `expirydate`) as the config's `[frontmatter]`
     list for it finds it (Hugo's `:default` list without one; None when nothing does), and the slug `:filename`
-    gives (a `2019-05-01-first-steps.md` file's `first-steps`, when it gave the date; "" otherwise). `:git` (the
-    last commit's date) is not read: the source folder has no history here."""
+    gives (a `2019-05-01-first-steps.md` file's `first-steps`, when it gave the date; "" otherwise). `:git` is the
+    last commit's author date of the file, with `enableGitInfo` (gitdates.py)."""
     for key in site.dates[which]:
         if key == ":filename":
             name = path.parent.name if path.stem.split(".")[0] in ("index", "_index") else path.stem.split(".")[0]
             match = _FILENAME_DATE.fullmatch(name)
             if match and (dt := parse_date(match.group(1), site.zone)) is not None:
                 return dt, match.group(2)
+        elif key == ":git" and (dt := site.git_dates.get(path.resolve())) is not None:
+            return dt, ""
         elif key == ":filemodtime":
             return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc), ""
         elif not key.startswith(":") and (dt := parse_date(meta.get(key), site.zone)) is not None:
