@@ -17,6 +17,7 @@ import feedparser  # type: ignore[import-untyped]
 from bs4 import BeautifulSoup
 
 from site_builder.errors import SiteError
+from site_builder.importer.wordpress import Media
 from site_builder.load import tag_is_path
 
 _XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -43,6 +44,7 @@ class Entry:
     line: int | None = None  # line of the entry in the feed file, when known
     slug_hint: str = ""  # e.g. WordPress post_name
     zero_date: str | None = None  # the published date as written when it was empty ("") or zero (0000-00-00)
+    wordpress_id: str = ""  # a WordPress export's post id (its attachments name it as their parent)
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Feed:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # informational, not problems
     updated: datetime | None = None  # the feed's own date: the fallback for an entry without any
+    media: Media | None = None  # a WordPress export's attachments (None: not one)
 
 
 @dataclass
@@ -241,9 +244,13 @@ def read_feed(path: Path) -> Feed:
     )
     wxr = _is_wxr(parsed)
     dropped: dict[str, int] = {}
+    feed.media = Media() if wxr else None
     for i, e in enumerate(parsed.entries, 1):
         if wxr:
             kind, status = e.get("wp_post_type", "post"), e.get("wp_status", "publish")
+            if kind == "attachment" and e.get("wp_attachment_url") and feed.media is not None:
+                parent = str(e.get("wp_post_parent") or "")
+                feed.media.add(str(e.get("wp_post_id") or ""), e["wp_attachment_url"], parent, _caption(e))
             if kind != "post" or status != "publish":
                 key = f"{status} {kind}" if kind == "post" else kind
                 dropped[key] = dropped.get(key, 0) + 1
@@ -290,7 +297,13 @@ def _entry(e: Any, i: int, scan: Any, feed_link: str, wxr: bool) -> Entry:
         line=scan.line if scan is not None else None,
         slug_hint=e.get("wp_post_name", "") if wxr else "",
         zero_date=e.get("published") if _zero_date(e.get("published")) else None,
+        wordpress_id=str(e.get("wp_post_id") or "") if wxr else "",
     )
+
+
+def _caption(e: Any) -> str:
+    """An attachment's caption (its excerpt in the export), as text."""
+    return " ".join(re.sub(r"<[^>]*>", " ", str(e.get("excerpt_encoded") or "")).split())
 
 
 def _tag_names(terms: list[Any]) -> list[str]:

@@ -14,6 +14,7 @@ from site_builder.importer.math import classes as _classes
 from site_builder.importer.math import math_tag
 from site_builder.importer.sanitize import KNOWN_TAGS, raw_html
 from site_builder.importer.text import code_span, escape_text, md_url, unsafe_url
+from site_builder.importer.wordpress import KEPT
 
 _URL_ATTRS = {
     "a": ["href", "data-pswp-src"],
@@ -76,9 +77,15 @@ def _resolve_against_base(doc: Doc) -> None:
 
 
 def strip_noise(doc: Doc) -> None:
-    """Comments, the builder's heading anchors, footnote separators, scripts and styles."""
+    """Comments (a `<!--more-->` stays, as a line of its own), the builder's heading anchors, footnote separators,
+    scripts and styles."""
     for c in doc.soup.find_all(string=lambda s: isinstance(s, Comment)):
-        c.extract()
+        if c.strip().split(" ", 1)[0] == "more":  # WordPress's `<!--more-->`: where a list's excerpt ends
+            c.replace_with(doc.block("<!--more-->"))
+        elif c.startswith(KEPT):  # what the WordPress reader did not convert (wordpress.unknown): kept, hidden
+            c.replace_with(doc.block(f"<!-- {c.strip().replace('--', '- -')} -->"))
+        else:
+            c.extract()
     for el in doc.soup.find_all(["a", "hr"], class_=["header-anchor", "anchorjs-link", "footnotes-sep"]):
         el.decompose()
     for el in doc.soup.find_all("style"):

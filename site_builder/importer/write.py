@@ -14,6 +14,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from site_builder.errors import SiteError
+from site_builder.importer import wordpress
 from site_builder.importer.convert import html_to_markdown
 from site_builder.importer.download import ImageDownloader
 from site_builder.importer.feed import Entry, Feed, read_feed
@@ -260,7 +261,10 @@ def import_feed(
             log(f"skipped {path} (exists; use --force to overwrite)")
             continue
         entry_msgs: list[str] = []
-        body = html_to_markdown(entry.html, entry.base, entry_msgs.append)
+        html = entry.html
+        if feed.media is not None:  # a WordPress export: its shortcodes and paragraphs as WordPress showed them
+            html = wordpress.expand(html, entry.wordpress_id, feed.media, entry_msgs.append)
+        body = html_to_markdown(html, entry.base, entry_msgs.append)
         if downloader is not None:
             body, fetched = downloader.localize(body, path.parent / path.stem, path.stem)
             entry_msgs += fetched
