@@ -80,7 +80,7 @@ def _attachment(ident: int, parent: int, file: str, caption: str) -> str:
 
 def wxr(path: Path) -> Path:
     items = [
-        _item(1, "post", "classic", CLASSIC),
+        _item(1, "post", "classic", CLASSIC, extra="<wp:comment><wp:comment_id>1</wp:comment_id></wp:comment>" * 2),
         _attachment(10, 1, "a.jpg", "The first photo"),
         _attachment(11, 1, "b.jpg", ""),
         _item(2, "post", "hostile", HOSTILE),
@@ -125,6 +125,7 @@ def test_a_classic_editor_post_is_imported_as_wordpress_showed_it(tmp_path):
         proc.stderr,
     )
     assert "[brackets]" not in proc.stderr
+    assert "export.xml: WordPress export: its 2 comments are not imported" in proc.stdout
     assert '\n<!-- not converted: [contact-form-7 id="12" title="Contact"] -->\n' in body
 
     built = run_cli("build", "--source", str(site))

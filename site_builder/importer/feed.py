@@ -259,6 +259,12 @@ def read_feed(path: Path) -> Feed:
     if dropped:
         what = ", ".join(f"{n} {k}" for k, n in sorted(dropped.items()))
         feed.notes.append(f"{path}: WordPress export: imported published posts only; left out {what}")
+    comments = len(re.findall(rb"<wp:comment>", data)) if wxr else 0
+    if comments:
+        feed.notes.append(
+            f"{path}: WordPress export: its {comments} comments are not imported (site.yml's `comments:` adds"
+            " giscus, utterances or Disqus under each post)"
+        )
     return feed
 
 
