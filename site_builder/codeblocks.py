@@ -121,9 +121,10 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
             return None
         doctest = block_is_doctest(tok, lang)
         parts = []
-        if "hide" not in opts:  # a doctest's examples all passed: every >>> example's output was checked
-            checked = doctest and block.status == "passed"
-            parts.append(highlight_code(tok.content, lang, opts, doctest, checked))
+        hide = opts.get("hide")  # None: all shown; "": nothing; "code": its outputs only; "output": its code only
+        if hide != "code" and (hide is None or hide == "output"):  # a doctest's passed: each example was checked
+            parts.append(highlight_code(tok.content, lang, opts, doctest, doctest and block.status == "passed"))
+        if hide is None or hide == "code":
             parts += _printed(block, shows_stdout=not tok.meta.get("has_output"))
             if tok.meta.get("has_output"):
                 after_output[0] = value_html(block.value)

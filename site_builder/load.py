@@ -18,7 +18,7 @@ from site_builder.config import SiteConfig
 from site_builder.config.frontmatter import FrontMatter, read_front_matter, split_front_matter
 from site_builder.config.site import has_scheme, is_language_tag, path_problem
 from site_builder.config.siteexec import conventions
-from site_builder.config.status import visibility
+from site_builder.config.status import executes, visibility
 from site_builder.config.yamlfile import read_limited, utf8_text
 from site_builder.errors import SiteError, SiteErrors, SiteWarning
 from site_builder.models import Alias, Post
@@ -148,7 +148,7 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         lines=front.lines,
         warnings=front.warnings,
         draft=shown.draft,
-        execute=meta.get("execute") is True,
+        execute=executes(meta.get("execute")),
         conventions=_conventions(front, cfg, rel),
         cells=cells,
         page=page,

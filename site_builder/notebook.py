@@ -25,6 +25,7 @@ from urllib.parse import unquote
 
 from site_builder.config.frontmatter import FrontMatter, read_front_matter
 from site_builder.config.schema import FRONT_MATTER_KEYS, unknown_keys
+from site_builder.config.status import executes
 from site_builder.config.yamlfile import utf8_text
 from site_builder.errors import SiteError, SiteWarning
 
@@ -108,7 +109,7 @@ def read_notebook(data: bytes, rel: str) -> tuple[FrontMatter, CellMap]:
     nb = _parse(data, rel)
     cells = list(nb.get("cells") or [])
     front, cell_map, first = _front_matter(nb, cells, rel)
-    execute = front.meta.get("execute") is True
+    execute = executes(front.meta.get("execute"))
     lang = _language(nb.get("metadata") or {})
     body: list[str] = []
     for number, cell in enumerate(cells[first:], first + 1):

@@ -29,6 +29,7 @@ from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.myst_directives import CODE_DIRECTIVES, myst_directives
 from site_builder.myst_roles import myst_roles_plugin
+from site_builder.quarto_cells import quarto_cells
 from site_builder.tabs import tab_sets, tabs_plugin
 from site_builder.templatecode import template_code
 from site_builder.traps import other_tools
@@ -222,7 +223,7 @@ def _unpaired_output(after: str | None) -> str:
 
 FENCE_OPTIONS = {
     "skip": "shown, not run",
-    "hide": "run, not shown",
+    "hide": "run, not shown (`hide=code`: its outputs shown, not its code; `hide=output`: its code, not its outputs)",
     "raises": "must raise this exception",
     "linenos": "line numbers beside the code",
     "hl_lines": 'lines marked: `hl_lines="2 4-6"`',
@@ -254,6 +255,8 @@ def _check_fence_options(state: StateCore) -> None:
             close = difflib.get_close_matches(name, list(FENCE_OPTIONS), n=1, cutoff=0.6)
             hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(FENCE_OPTIONS)}"
             warn(state, tok, f"unknown code block option {name!r}", "ignored", hint)
+        if options.get("hide", "") not in ("", "code", "output"):
+            warn(state, tok, f"hide={options['hide']!r} is none of hide, hide=code, hide=output", "hidden whole")
         if "hl_lines" in options:
             for problem in hl_lines(options["hl_lines"], len(tok.content.splitlines()))[1]:
                 warn(state, tok, f"hl_lines: {problem}", "not marked")
@@ -329,7 +332,8 @@ def make_parser() -> MarkdownIt:
     md.use(tabs_plugin)  # `::: tab Label`: before admonitions_plugin, which takes any other name
     md.use(callouts_plugin, KNOWN)  # MkDocs' `!!! note`, Quarto's `::: {.callout-note}`: before admonitions_plugin
     md.use(admonitions_plugin)  # after the other `:::` blocks: it takes any other name
-    md.core.ruler.after("callouts", "myst_directives", myst_directives)  # before inline: its tokens are parsed inline
+    md.core.ruler.after("callouts", "quarto_cells", quarto_cells)  # before MyST's directives: `{python}` is a cell
+    md.core.ruler.after("quarto_cells", "myst_directives", myst_directives)  # before inline: its tokens parsed inline
     md.core.ruler.after("myst_directives", "tab_sets", tab_sets)  # after the rules that make tabs of other syntaxes
     md.core.ruler.push("heading_levels", _heading_levels)
     md.core.ruler.push("headerless_tables", _headerless_tables)

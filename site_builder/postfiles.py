@@ -52,7 +52,7 @@ def find_post_names(cfg: SiteConfig, warnings: list[SiteWarning] | None = None) 
 
 
 _POST, _FOLDER = "post", "folder"
-POST_SUFFIXES = (".md", ".markdown", ".mkd", ".mkdn", NOTEBOOK)  # Markdown as Jekyll names it, and notebooks
+POST_SUFFIXES = (".md", ".markdown", ".mkd", ".mkdn", ".qmd", NOTEBOOK)  # Markdown as Jekyll and Quarto name it
 # what sits beside posts without being one, quietly: images and media they show, files they link, data and code
 # their blocks read; any other file in the posts folder (.txt, .html, .rst, .org) is named in a warning
 _BESIDE_POSTS = frozenset(
@@ -64,7 +64,7 @@ _BESIDE_POSTS = frozenset(
     ).split()
 )
 NOT_A_POST = "not a post"
-NOT_A_POST_HINT = "a post is a .md, .markdown, .mkd, .mkdn or .ipynb file"
+NOT_A_POST_HINT = "a post is a .md, .markdown, .mkd, .mkdn, .qmd or .ipynb file"
 
 
 def _is_post_name(name: str) -> bool:

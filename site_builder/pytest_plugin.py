@@ -45,7 +45,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
             config.stash[_WARM] = Batch(root)
 
 
-_MARKDOWN = (".md", ".markdown", ".mkd", ".mkdn")  # load.POST_SUFFIXES (this plugin imports no site_builder module)
+_MARKDOWN = (".md", ".markdown", ".mkd", ".mkdn", ".qmd")  # postfiles.POST_SUFFIXES (this plugin imports none)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> PostFile | None:

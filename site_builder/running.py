@@ -35,7 +35,8 @@ def running_fence_hook(lines: list[int], stale: PostRun | None) -> FenceHook:
         if line not in executed:
             return html
         if html is None:
-            html = "" if "hide" in opts else highlight_code(tok.content, lang, opts, block_is_doctest(tok, lang))
+            shows_code = opts.get("hide", "output") == "output"  # not `{hide}`, not `{hide=code}`
+            html = highlight_code(tok.content, lang, opts, block_is_doctest(tok, lang)) if shows_code else ""
             return html + RUNNING
         return _stale(html) + RUNNING
 

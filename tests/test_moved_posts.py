@@ -46,7 +46,7 @@ def test_front_matter_other_generators_write_keeps_its_meaning(tmp_path):
     proc = build(root)
     assert proc.returncode == 0, proc.stderr
     assert sorted(warnings_of(proc)) == [
-        f"content/posts/{name}: not a post, not read (a post is a .md, .markdown, .mkd, .mkdn or .ipynb file)"
+        f"content/posts/{name}: not a post, not read (a post is a .md, .markdown, .mkd, .mkdn, .qmd or .ipynb file)"
         for name in ("notes.txt", "old.html")
     ], proc.stderr
     assert "left out: 1 draft" in proc.stdout + proc.stderr

@@ -124,7 +124,13 @@ FRONT_MATTER_KEYS = (
     Key("author", (str,), "site.yml `author`", "the post's author in the feed"),
     Key("translation_key", (str,), "the path without `.LANG`", "posts sharing it are one post in several languages"),
     Key("draft", (bool,), False, "true: not built, not in feeds"),
-    Key("execute", (bool,), False, "true: the post's Python blocks run at every build and `check`"),
+    Key(
+        "execute",
+        (bool, dict),
+        False,
+        "true: the post's Python blocks run at every build and `check` (Quarto's options, `{echo: false}`, too: "
+        "each cell's defaults)",
+    ),
     Key(
         "exec",
         (dict,),

@@ -1,10 +1,12 @@
 """Whether a post is a draft or hidden, from our keys and from the ones other generators give that meaning to:
 Jekyll's `published: false`, Pelican's and WordPress's `status` (`draft`; WordPress's `pending`, `private`,
-`trash`, `auto-draft`; `hidden`). A `status` nobody knows is a warning at its line, and the post is built."""
+`trash`, `auto-draft`; `hidden`). A `status` nobody knows is a warning at its line, and the post is built. And
+whether its code runs: `execute: true`, or Quarto's `execute:` options."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from site_builder.config.frontmatter import FrontMatter
 from site_builder.errors import SiteWarning
@@ -35,3 +37,11 @@ def visibility(front: FrontMatter, rel: str) -> Visibility:
         message = f"status {status!r} is none of {known}"
         front.warnings.append(SiteWarning(message, rel, front.line("status"), consequence="built as published"))
     return Visibility(draft, hidden)
+
+
+def executes(value: Any) -> bool:
+    """`execute: true`, or Quarto's `execute:` options (`{echo: false}`: its cells' defaults, quarto_cells.py),
+    unless they say `enabled: false`."""
+    if isinstance(value, dict):
+        return value.get("enabled", True) is not False
+    return value is True
