@@ -91,7 +91,10 @@ def _lines(body: str, marked: set[int]) -> tuple[str, int]:
 
 
 def fence_html(tok: Token, lang: str, options: Mapping[str, str]) -> str:
-    """A fence that does not run: a doctest-style python block (`>>> ` prompts) is shown as a session."""
+    """A fence that does not run: a doctest-style python block (`>>> ` prompts) is shown as a session; one whose
+    code is hidden (`{hide}`, `{hide=code}`: a notebook's stored outputs show under it) is not shown."""
+    if options.get("hide") in ("", "code"):
+        return ""
     doctest = lang in EXEC_LANGS and block_is_doctest(tok, lang)
     return highlight_code(tok.content, lang, options, doctest)
 

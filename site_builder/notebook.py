@@ -28,6 +28,7 @@ from site_builder.config.schema import FRONT_MATTER_KEYS, unknown_keys
 from site_builder.config.status import executes
 from site_builder.config.yamlfile import utf8_text
 from site_builder.errors import SiteError, SiteWarning
+from site_builder.fences import info_string
 
 SUFFIX = ".ipynb"  # load.NOTEBOOK
 METADATA_KEY = "site_builder"  # notebook metadata key holding the front matter when no raw cell does
@@ -217,13 +218,38 @@ def _cell_lines(
     if kind != "code":
         return []
     code = source.rstrip()
-    outputs = [] if execute else _outputs(cell)
+    options = _tag_options(cell)
+    hide = options.get("hide")
+    outputs = [] if execute or hide in ("", "output") else _outputs(cell)
     if not code and not outputs:
         return []
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", code)), default=0) + 1)
     last = code.count("\n") + 1
-    lines = [(f"{fence}{lang}", 1), *((text, n) for n, text in enumerate(code.split("\n"), 1)), (fence, last)]
+    info = info_string(lang, options)
+    if code.startswith("#|") and lang == "python":  # Quarto's `#| echo: false` lines: quarto_cells reads them
+        words = info_string("", options).strip()[1:-1]
+        info = "{python" + (f" {words}" if words else "") + "}"
+    lines = [(f"{fence}{info}", 1), *((text, n) for n, text in enumerate(code.split("\n"), 1)), (fence, last)]
+    if not execute and hide in ("", "code"):  # nothing runs: the code the author hid is not shown
+        lines = []
     return lines + [(line, last) for html in outputs for line in html.split("\n")]
+
+
+CELL_TAGS = {  # Jupyter Book's and MyST-NB's cell tags -> fence options
+    "skip-execution": ("skip", ""),
+    "remove-cell": ("hide", ""),
+    "remove-input": ("hide", "code"),
+    "hide-input": ("hide", "code"),
+    "remove-output": ("hide", "output"),
+    "hide-output": ("hide", "output"),
+    "raises-exception": ("raises", "Exception"),
+}
+
+
+def _tag_options(cell: Any) -> dict[str, str]:
+    """A code cell's fence options from its metadata's tags (`remove-input`: its outputs shown, not its code)."""
+    tags = (cell.get("metadata") or {}).get("tags") or []
+    return dict(CELL_TAGS[tag] for tag in tags if isinstance(tag, str) and tag in CELL_TAGS)
 
 
 _ATTACHMENT = re.compile(r"(?<=[(<\"'])attachment:([^\s)<>\"']+)")

@@ -1,9 +1,9 @@
 """What other tools that test the code in Markdown write (phmdoctest, pytest-codeblocks, Sybil, MyST-NB), which here
 would silently do nothing: a warning at the first of each kind in a post, naming what to write instead.
 
-A MyST-NB ```` ```{code-cell} ```` block is read as a python block: its `:tags:` skip-execution, remove-cell (or
-hide-code, a tag or an option line) and raises-exception become `{skip}`, `{hide}` and `{raises=Exception}`, and its
-option lines leave the code.
+A MyST-NB ```` ```{code-cell} ```` block is read as a python block: its `:tags:` (notebook.CELL_TAGS: skip-execution,
+remove-cell or hide-code, remove-input, remove-output, raises-exception) become `{skip}`, `{hide}`, `{hide=code}`,
+`{hide=output}` and `{raises=Exception}`, and its option lines leave the code.
 A rule of the parse stage (`parse.make_parser` runs it before pairing outputs)."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from markdown_it.token import Token
 from site_builder.conventions import closed, comments, declared, drop_options, phmdoctest_roles
 from site_builder.fences import EXEC_LANGS, block_is_doctest, fence_info, info_string, warn
 from site_builder.myst_code import plain_fences
+from site_builder.notebook import CELL_TAGS
 from site_builder.sybil_convention import indented_fence
 
 
@@ -106,10 +107,8 @@ UNCLOSED = (
 )
 _PY_KERNELS = ("", "python", "python3", "ipython", "ipython3", "py")
 _CELL_TAGS = {
-    "skip-execution": ("skip", ""),
-    "remove-cell": ("hide", ""),
+    **CELL_TAGS,  # a notebook's cells' tags
     "hide-code": ("hide", ""),  # as an option line (`:hide-code:`) too: the code not shown
-    "raises-exception": ("raises", "Exception"),
 }
 
 
@@ -233,8 +232,7 @@ def _code_cell(state: StateCore, tok: Token, executes: bool) -> None:
         warn(
             state,
             tok,
-            f"code cell options not read here: {', '.join(unread)} (the tags skip-execution, remove-cell and "
-            "raises-exception are read as {skip}, {hide} and {raises=Exception})",
+            f"code cell options not read here: {', '.join(unread)} (read: the tags " + ", ".join(_CELL_TAGS) + ")",
         )
     tok.info = info_string("python" if lang in _PY_KERNELS else lang, options)
     tok.map = moved

@@ -304,3 +304,41 @@ def test_pytest_collects_an_executing_notebook_by_cell_and_counts_as_check_does(
     checked = run_cli("check", "--source", str(root))
     assert checked.stdout.strip().splitlines()[-1] == "1 passed, 1 failed"
     assert re.search(r"\b1 failed, 1 passed\b", proc.stdout), proc.stdout[-500:]
+
+
+@pytest.mark.parametrize("execute", [True, False])
+def test_cell_tags_and_quarto_option_lines_choose_what_is_shown(tmp_path, execute):
+    """Jupyter Book's tags (`remove-input`: the plot and not the code that drew it) and Quarto's `#|` lines, in a
+    notebook that runs and in one whose stored outputs are shown. Before, the code was shown whatever the tags
+    said, and Quarto's `#|` lines were shown as part of the code."""
+    root = make_site(tmp_path / "site")
+    stored = [new_output("stream", name="stdout", text="STORED\n")]
+
+    def cell(code: str, tags: list[str] | None = None):
+        made = new_code_cell(code, outputs=stored)
+        if tags:
+            made.metadata["tags"] = tags
+        return made
+
+    front = executing_front("Tags") if execute else new_raw_cell(FRONT)
+    cells = [
+        front,
+        cell("print('only the output ' + 'A')", ["remove-input"]),
+        cell("print('only the code B')", ["hide-output"]),
+        cell("print('nothing C')", ["remove-cell"]),
+        cell("#| echo: false\nprint('quarto output ' + 'D')"),
+    ]
+    write_notebook(root, cells)
+    proc = build(root)
+    assert proc.returncode == 0, proc.stderr
+    body = body_of(page(root, "/blog/2024/nb/"))
+    text = re.sub(r"<[^>]+>", "", body)
+    shown = "only the output A" if execute else "STORED"
+    assert shown in text and "print(&#x27;only the output" not in body and "only the output &#x27;" not in text
+    assert "print" in text and "only the code B" in text and "nothing C" not in text
+    assert "#|" not in text and "print(&#x27;quarto output" not in body
+    if execute:
+        assert "quarto output D" in text and "only the code B\n" not in text
+        assert text.count("STORED") == 0
+    else:
+        assert text.count("STORED") == 2  # the remove-input cell's and the Quarto cell's; not hide-output's

@@ -190,7 +190,8 @@ def test_a_post_without_execute_that_another_tool_would_test(tmp_path):
     # it: only in an executing post is it a trap (test_conventions), and a ```text block is none
     assert warnings(proc, "content/posts/plain.md") == [], out(proc)
     page = (site / "output" / "blog" / "2024" / "phm" / "index.html").read_text(encoding="utf-8")
-    assert "remove-cell" not in page and '1</span> <span class="o">+</span>' in page  # the cell's options left
+    assert "remove-cell" not in page and '2</span> <span class="o">+</span>' in page  # the cell's options left
+    assert '1</span> <span class="o">+</span>' not in page  # a removed cell is not shown, as in MyST-NB
 
 
 def test_other_tools_conventions_in_an_executing_post(tmp_path):
@@ -226,7 +227,7 @@ def test_other_tools_conventions_in_an_executing_post(tmp_path):
 
         ```{code-cell} python
         ---
-        tags: [skip-execution, hide-input]
+        tags: [skip-execution, thebe-init]
         ---
         this is not Python
         ```
@@ -254,8 +255,9 @@ def test_other_tools_conventions_in_an_executing_post(tmp_path):
         f"{rel}:{line_of(path, 'xfail')}: `<!-- pytest.mark.xfail -->` expects the next block to fail in "
         "pytest-codeblocks, not here: write ```python {raises=ValueError} (the exception's name), "
         + conventions("pytest-codeblocks"),
-        f"{rel}:{line_of(path, 'code-cell', 2)}: code cell options not read here: hide-input (the tags "
-        "skip-execution, remove-cell and raises-exception are read as {skip}, {hide} and {raises=Exception})",
+        f"{rel}:{line_of(path, 'code-cell', 2)}: code cell options not read here: thebe-init (read: the tags "
+        "skip-execution, remove-cell, remove-input, hide-input, remove-output, hide-output, raises-exception, "
+        "hide-code)",
     ], out(proc)
     assert "codeblocks:cont" not in proc.stderr  # blocks share one session here: nothing to say
     # Sybil's colon is optional: `<!-- skip next -->` skips there, so it is named here too
