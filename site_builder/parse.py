@@ -228,6 +228,7 @@ FENCE_OPTIONS = {
     "linenos": "line numbers beside the code",
     "hl_lines": 'lines marked: `hl_lines="2 4-6"`',
     "title": "a name above the code: `title=file.py`",
+    "fold": 'the code folded under a line "Code", opened by a click (`fold=open`: open at first); outputs shown',
 }
 # options other generators write (Hugo's highlight options, Pandoc classes): accepted quietly, not used
 _FOREIGN_FENCE_OPTIONS = frozenset(["linenostart", "anchorlinenos", "lineanchors", "style", "noclasses", "hl_inline"])

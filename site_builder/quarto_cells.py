@@ -6,6 +6,7 @@
     #| include: false   {hide}        run, nothing shown
     #| eval: false      {skip}        shown, not run
     #| error: true      {raises=Exception}  it must raise (Quarto shows the error and goes on)
+    #| code-fold: true  {fold}        its code folded under a "Code" line (`show`: {fold=open})
 
 A post's `execute:` front matter in Quarto's form (`execute: {echo: false}`) gives every cell without its own
 option those options. Options with no meaning here (`label`, `fig-cap`, `code-fold`...) are named in one warning
@@ -30,8 +31,19 @@ READ = {  # (option, value) -> this site's fence option and its value
     ("include", "false"): ("hide", ""),
     ("eval", "false"): ("skip", ""),
     ("error", "true"): ("raises", "Exception"),
+    ("code-fold", "true"): ("fold", ""),
+    ("code-fold", "show"): ("fold", "open"),
 }
-DEFAULTS = frozenset([("echo", "true"), ("output", "true"), ("include", "true"), ("eval", "true"), ("error", "false")])
+DEFAULTS = frozenset(
+    [
+        ("echo", "true"),
+        ("output", "true"),
+        ("include", "true"),
+        ("eval", "true"),
+        ("error", "false"),
+        ("code-fold", "false"),
+    ]
+)
 _OPTION = re.compile(r"#\|\s*([\w.-]+)\s*:\s*(.*?)\s*")
 
 
@@ -55,10 +67,10 @@ def quarto_cells(state: StateCore) -> None:
         for key, value in {**defaults, **own}.items():
             if engine != "python":
                 break
-            if (key, value) in READ:
-                name, made = READ[key, value]
+            if (key, value.lower()) in READ:
+                name, made = READ[key, value.lower()]
                 options.setdefault(name, made)
-            elif (key, value) not in DEFAULTS:
+            elif (key, value.lower()) not in DEFAULTS:
                 unread.setdefault(f"{key}: {value}", start + 1 + list(own).index(key) if key in own else start)
         if engine != "python" and executes:
             other = other or tok
@@ -89,7 +101,7 @@ def _drop_option_lines(tok: Token) -> dict[str, str]:
     settings: dict[str, str] = {}
     used = 0
     while used < len(lines) and (m := _OPTION.fullmatch(lines[used].rstrip("\n"))):
-        settings[m[1]] = m[2].strip("'\"").lower()
+        settings[m[1]] = m[2].strip("'\"")
         used += 1
     if used and tok.map:
         tok.content = "".join(lines[used:])

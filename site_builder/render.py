@@ -45,6 +45,23 @@ def _line(env: EnvType, token: Token | None) -> int | None:
     return int(env.get("line_offset", 1)) + token.map[0]
 
 
+FOLD_SUMMARY = {"en": "Code", "zh": "代码", "zh-TW": "程式碼", "ko": "코드"}  # a folded block's line
+
+
+def folded(html: str, env: EnvType, opened: bool = False) -> str:
+    """A block's code (its first `<div class="highlight...">`) folded in a `<details>` (`{fold}`; `{fold=open}`: open
+    at first), its outputs under it as they were."""
+    start = html.find('<div class="highlight')
+    end = html.find("</pre></div>\n", start)
+    if start < 0 or end < 0:
+        return html
+    end += len("</pre></div>\n")
+    post = env.get("post")
+    words = in_language(post.lang if post is not None else "en", FOLD_SUMMARY)
+    box = f'<details class="code-fold"{" open" if opened else ""}><summary>{words}</summary>'
+    return f"{html[:start]}{box}{html[start:end]}</details>\n{html[end:]}"
+
+
 class PostRenderer(RendererHTML):
     """markdown-it's HTML renderer with the site's rules for code, math, images and galleries."""
 
@@ -80,11 +97,9 @@ class PostRenderer(RendererHTML):
         if lang == "mermaid":  # a diagram: its source, drawn by Mermaid in the browser (the theme's loader)
             return f'{DIAGRAM} tabindex="0">{escape(tok.content)}</pre>\n'
         hook = env.get("fence_hook")
-        if hook is not None:
-            replaced: str | None = hook(tok, lang, opts, env)
-            if replaced is not None:
-                return replaced
-        return fence_html(tok, lang, opts)
+        replaced: str | None = hook(tok, lang, opts, env) if hook is not None else None
+        html = fence_html(tok, lang, opts) if replaced is None else replaced
+        return folded(html, env, opts["fold"] == "open") if "fold" in opts else html
 
     def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return highlight_code(tokens[idx].content, "")

@@ -27,6 +27,7 @@ print(f"the answer is {x}")
 ```{python}
 #| echo: true
 #| code-fold: true
+#| fig-cap: "Doubled"
 y = x * 2
 y
 ```
@@ -68,11 +69,11 @@ def test_a_qmd_post_runs_its_cells_as_quarto_shows_them(tmp_path):
     proc = run_cli("build", "--source", str(root))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = QMD.splitlines()
-    fold = lines.index("#| code-fold: true") + 1
+    fold = lines.index('#| fig-cap: "Doubled"') + 1
     r_cell = lines.index("```{r}") + 1
     assert re.search(
         rf"^warning: content/posts/answer/index\.qmd:{fold}: Quarto cell options with no meaning here: "
-        r"code-fold: true, ignored",
+        r"fig-cap: Doubled, ignored",
         proc.stderr,
         re.M,
     ), proc.stderr
@@ -83,6 +84,9 @@ def test_a_qmd_post_runs_its_cells_as_quarto_shows_them(tmp_path):
     codes = [pre.get_text() for pre in body.select(".highlight pre")]
     assert "x = 40 + 2" not in body.get_text() and "the answer is 42" in body.get_text()  # echo: false (the post's)
     assert codes[0].startswith("y = x * 2") and "84" in body.get_text()  # echo: true, #| lines out of the code
+    fold = body.select_one("details.code-fold")  # code-fold: true: the code folded, its output below
+    assert fold is not None and fold.find("summary").get_text() == "Code" and not fold.has_attr("open")
+    assert fold.select_one("pre").get_text().startswith("y = x * 2") and "84" not in fold.get_text()
     assert codes[1] == "this is not python\n"  # eval: false: shown, not run
     assert codes[2].startswith('print("not shown")') and "not shown\n" not in [
         o.get_text() for o in body.select(".output")
