@@ -159,7 +159,7 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
 
 
 SUMMARY_KEYS = ("summary", "description", "excerpt")  # the first one given is the summary (Jekyll's, Hugo's keys)
-UPDATED_KEYS = ("updated", "lastmod", "last_modified_at", "modified")  # and the update's date
+UPDATED_KEYS = ("updated", "lastmod", "last_modified_at", "modified", "date-modified")  # and the update's date
 IMAGE_KEYS = ("image", "cover", "thumbnail", "og_image")  # and the picture of link previews
 
 

@@ -12,6 +12,7 @@ from helpers import make_site, run_cli
 QMD = """---
 title: "A Quarto post"
 date: "2024-03-04"
+date-modified: "2024-05-06"
 categories: [python, quarto]
 execute:
   echo: false
@@ -94,6 +95,7 @@ def test_a_qmd_post_runs_its_cells_as_quarto_shows_them(tmp_path):
     assert "hidden" not in body.get_text()  # include: false
     assert "ZeroDivisionError: division by zero" in body.get_text()  # error: true
     assert codes[-1] == "summary(cars)\n" and "#|" not in body.get_text()
+    assert "2024-05-06" in str(page.select_one('meta[property="article:modified_time"]'))  # date-modified
     tags = [a.get_text().strip() for a in page.select("a[rel=tag]")] or page.get_text()
     assert "quarto" in str(tags)
 

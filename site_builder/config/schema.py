@@ -156,6 +156,7 @@ FRONT_MATTER_KEYS = (
     Key("lastmod", (date, str), "", "the `updated` date when there is none (Hugo)"),
     Key("last_modified_at", (date, str), "", "the `updated` date when there is none (Jekyll)"),
     Key("modified", (date, str), "", "the `updated` date when there is none (Pelican)"),
+    Key("date-modified", (date, str), "", "the `updated` date when there is none (Quarto)"),
     Key("categories", (list, str), [], "added to `tags`, unless the permalink pattern uses `:categories` (Jekyll)"),
     Key("category", (str,), "", "the same as `categories` (Pelican, Jekyll)"),
     Key("cover", (str, dict), "", "the `image` when there is none (Hugo: `cover.image`)"),
