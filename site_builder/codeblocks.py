@@ -133,8 +133,9 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
                 after_output[0] = value_html(block.value)
             else:
                 parts.append(value_html(block.value))
+            caption = f"<figcaption>{escape(opts['caption'])}</figcaption>" if opts.get("caption") else ""
             for svg in block.figures:
-                parts.append(f'<figure class="exec-figure">{svg_image(svg)}</figure>\n')
+                parts.append(f'<figure class="exec-figure">{svg_image(svg, opts.get("alt", ""))}{caption}</figure>\n')
         error = block.error if block.status == "failed" else None
         if error is None and post_error is not None and post_error.get("line") == block.line:
             error = post_error
@@ -144,6 +145,8 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
                 f'<div class="exec-error" lang="en"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
                 f"{escape(error['message'])}" + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n"
             )
+        if hide == "code" and parts:  # its outputs without their code: one box of their own, not the block's above
+            return f'<div class="exec-outputs">{"".join(parts)}</div>\n'
         return "".join(parts)
 
     return hook

@@ -228,6 +228,8 @@ FENCE_OPTIONS = {
     "linenos": "line numbers beside the code",
     "hl_lines": 'lines marked: `hl_lines="2 4-6"`',
     "title": "a name above the code: `title=file.py`",
+    "caption": 'a caption under the figures the block draws: `caption="Loss by epoch"`',
+    "alt": 'the text of the figures the block draws, for who cannot see them: `alt="A falling curve"`',
     "fold": 'the code folded under a line "Code", opened by a click (`fold=open`: open at first); outputs shown',
 }
 # options other generators write (Hugo's highlight options, Pandoc classes): accepted quietly, not used

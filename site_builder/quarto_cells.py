@@ -7,6 +7,7 @@
     #| eval: false      {skip}        shown, not run
     #| error: true      {raises=Exception}  it must raise (Quarto shows the error and goes on)
     #| code-fold: true  {fold}        its code folded under a "Code" line (`show`: {fold=open})
+    #| fig-cap: "..."   {caption=...} under the figures it draws; `fig-alt`: {alt=...}, their text
 
 A post's `execute:` front matter in Quarto's form (`execute: {echo: false}`) gives every cell without its own
 option those options. Options with no meaning here (`label`, `fig-cap`, `code-fold`...) are named in one warning
@@ -34,6 +35,7 @@ READ = {  # (option, value) -> this site's fence option and its value
     ("code-fold", "true"): ("fold", ""),
     ("code-fold", "show"): ("fold", "open"),
 }
+TEXTS = {"fig-cap": "caption", "fig-alt": "alt"}  # options whose value is the author's words
 DEFAULTS = frozenset(
     [
         ("echo", "true"),
@@ -67,7 +69,9 @@ def quarto_cells(state: StateCore) -> None:
         for key, value in {**defaults, **own}.items():
             if engine != "python":
                 break
-            if (key, value.lower()) in READ:
+            if key in TEXTS:
+                options.setdefault(TEXTS[key], value)
+            elif (key, value.lower()) in READ:
                 name, made = READ[key, value.lower()]
                 options.setdefault(name, made)
             elif (key, value.lower()) not in DEFAULTS:

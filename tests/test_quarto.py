@@ -28,7 +28,7 @@ print(f"the answer is {x}")
 ```{python}
 #| echo: true
 #| code-fold: true
-#| fig-cap: "Doubled"
+#| label: doubled
 y = x * 2
 y
 ```
@@ -56,6 +56,15 @@ hidden = "setup"
 1 / 0
 ```
 
+```{python}
+#| fig-cap: "A rising line"
+#| fig-alt: "A straight line from 0 to 3"
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.plot([0, 1, 2, 3])
+```
+
 ```{r}
 summary(cars)
 ```
@@ -70,16 +79,16 @@ def test_a_qmd_post_runs_its_cells_as_quarto_shows_them(tmp_path):
     proc = run_cli("build", "--source", str(root))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = QMD.splitlines()
-    fold = lines.index('#| fig-cap: "Doubled"') + 1
+    fold = lines.index("#| label: doubled") + 1
     r_cell = lines.index("```{r}") + 1
     assert re.search(
         rf"^warning: content/posts/answer/index\.qmd:{fold}: Quarto cell options with no meaning here: "
-        r"fig-cap: Doubled, ignored",
+        r"label: doubled, ignored",
         proc.stderr,
         re.M,
     ), proc.stderr
     assert f"content/posts/answer/index.qmd:{r_cell}: a ```{{r}} cell is shown, not run" in proc.stderr
-    assert "5 blocks passed, 0 failed" in proc.stdout, proc.stdout
+    assert "6 blocks passed, 0 failed" in proc.stdout, proc.stdout
     page = BeautifulSoup((root / "output/blog/2024/answer/index.html").read_text(encoding="utf-8"), "html.parser")
     body = page.select_one(".post-body")
     codes = [pre.get_text() for pre in body.select(".highlight pre")]
@@ -95,6 +104,10 @@ def test_a_qmd_post_runs_its_cells_as_quarto_shows_them(tmp_path):
     assert "hidden" not in body.get_text()  # include: false
     assert "ZeroDivisionError: division by zero" in body.get_text()  # error: true
     assert codes[-1] == "summary(cars)\n" and "#|" not in body.get_text()
+    figure = body.select_one("figure.exec-figure")
+    assert figure.find("figcaption").get_text() == "A rising line"
+    assert figure.find("img")["alt"] == "A straight line from 0 to 3"
+    assert figure.parent["class"] == ["exec-outputs"]  # its code hidden: a box of its own, not the cell's above
     assert "2024-05-06" in str(page.select_one('meta[property="article:modified_time"]'))  # date-modified
     tags = [a.get_text().strip() for a in page.select("a[rel=tag]")] or page.get_text()
     assert "quarto" in str(tags)
