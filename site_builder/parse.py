@@ -25,6 +25,7 @@ from site_builder.cjk_emphasis import cjk_emphasis_plugin
 from site_builder.conventions import declared, read_conventions
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
+from site_builder.heading_attrs import heading_attributes
 from site_builder.mathsyntax import math_syntax_plugin
 from site_builder.models import ParsedPost, Post
 from site_builder.myst_directives import CODE_DIRECTIVES, myst_directives
@@ -329,6 +330,7 @@ def make_parser() -> MarkdownIt:
         permalinkSymbol="#",
         permalinkBefore=False,
     )
+    md.core.ruler.before("anchor", "heading_attributes", heading_attributes)  # `## Method {#sec-method}`
     md.core.ruler.before("anchor", "heading_ids", _heading_ids)
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
