@@ -23,6 +23,7 @@ from site_builder.admonitions import KNOWN, admonitions_plugin
 from site_builder.callouts import callouts_plugin
 from site_builder.cjk_emphasis import cjk_emphasis_plugin
 from site_builder.conventions import declared, read_conventions
+from site_builder.crossrefs import crossrefs
 from site_builder.fastparse import speed_up
 from site_builder.fences import EXEC_LANGS, fence_info, hl_lines, warn
 from site_builder.heading_attrs import heading_attributes
@@ -332,6 +333,7 @@ def make_parser() -> MarkdownIt:
     )
     md.core.ruler.before("anchor", "heading_attributes", heading_attributes)  # `## Method {#sec-method}`
     md.core.ruler.before("anchor", "heading_ids", _heading_ids)
+    md.core.ruler.before("anchor", "crossrefs", crossrefs)  # `@sec-method`: a link to its heading
     md.use(container_plugin, name="gallery")
     md.use(container_plugin, name="bilingual")
     md.use(tabs_plugin)  # `::: tab Label`: before admonitions_plugin, which takes any other name

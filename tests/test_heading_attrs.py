@@ -37,3 +37,22 @@ def test_a_headings_id_is_the_one_written_after_it_and_its_braces_are_not_shown(
     assert "links to" not in said, said  # every link reaches its heading: no link-check warning
     line = 6 + BODY.splitlines().index("## Again {#aim}")  # the body starts at line 6
     assert f"content/posts/h.md:{line}: heading id 'aim' is given to an earlier heading too" in said, said
+
+
+def test_quarto_section_references_link_to_their_heading_and_the_others_are_named(tmp_path):
+    """`@sec-method` (Quarto, pandoc-crossref) is a link to the heading `{#sec-method}`, in its words; `@fig-x` and
+    `@eq-x`, which are not numbered here, and a section the post does not have stay text, named in a warning."""
+    body = (
+        "As @sec-method says, and @fig-plot and @eq-energy and @sec-gone show; mail me@sec-x.org, "
+        "[not @sec-method](https://example.org) and `@sec-method`.\n\n## The method {#sec-method}\n"
+    )
+    root, said = built_posts(tmp_path / "site", {"r.md": ("title: R\ndate: 2024-05-01", body)})
+    paragraph = post_body(root, "/blog/2024/r/").find("p")
+    links = [(a["href"], a.get_text()) for a in paragraph.find_all("a")]
+    assert links == [("#sec-method", "The method"), ("https://example.org", "not @sec-method")]
+    assert "@fig-plot and @eq-energy and @sec-gone" in paragraph.get_text()
+    assert "me@sec-x.org" in paragraph.get_text() and paragraph.find("code").get_text() == "@sec-method"
+    assert (
+        "content/posts/r.md:6: cross-references with nothing to refer to here: @fig-plot, @eq-energy, @sec-gone, "
+        "shown as their text" in said
+    ), said
