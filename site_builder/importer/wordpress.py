@@ -6,8 +6,8 @@ turned into `<p>` when it showed them. Each shortcode is read by a small rule (o
 HTML the rest of the import already converts: code into `<pre><code class="language-x">` (its text kept as
 written, indentation and `<` included), a caption into a `<figure>`, a gallery into `<div class="gallery">` of the
 export's attachments, `[latex]` and `$latex` into `$...$` (a formula alone in its paragraph: `$$...$$`), embeds
-into links. A shortcode no rule reads stays as its text, with a warning. Then `wpautop`'s paragraphs, for text that
-is not the block editor's (which marks its blocks `<!-- wp:... -->` and has its `<p>` already).
+into links. A shortcode no rule reads (a plugin's) is kept as an HTML comment, with a warning. Then `wpautop`'s
+paragraphs, for text that is not the block editor's (which marks its blocks `<!-- wp:... -->` and has its `<p>`).
 """
 
 from __future__ import annotations
@@ -129,8 +129,9 @@ def caption(call: Call, post: Post) -> str | None:
     if call.body is None:
         return None
     m = re.match(r"\s*((?:<a\b[^>]*>\s*)?<img\b[^>]*>(?:\s*</a>)?)(.*)$", call.body, re.S | re.I)
-    if m is None:
-        return None
+    if m is None:  # no image in it: its text, as the caption it was
+        post.warn(f"{_short(call.text)}: a caption with no image; its text kept")
+        return f"\n\n<p>{call.body.strip()}</p>\n\n"
     text = m.group(2).strip() or call.attrs.get("caption", "")
     return f"\n\n<figure>{m.group(1)}<figcaption>{text}</figcaption></figure>\n\n"
 
