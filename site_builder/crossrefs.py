@@ -1,7 +1,8 @@
 """Quarto's (and Pandoc-crossref's) references in a post's text: `@sec-method` is a link to the heading whose id is
 `sec-method` (`## Method {#sec-method}`, heading_attrs.py), its text the heading's. A reference to a figure, a table,
 an equation or a listing (`@fig-x`, `@tbl-x`, `@eq-x`, `@lst-x`), which this site does not number, or to a section
-the post does not have, stays as its text, with a warning at its line: it was shown as `@fig-x` without a word.
+the post does not have, stays as its text, with a warning at its line: it was shown as `@fig-x` without a word. So
+does a Pandoc citation (`[@knuth1984, p. 3]`), which needs a bibliography this site does not read.
 
 A core rule after the headings have their ids, before the anchors plugin reads them."""
 
@@ -15,6 +16,9 @@ from markdown_it.token import Token
 from site_builder.fences import warn
 
 _REF = re.compile(r"(?<![\w@.])@((sec|fig|tbl|eq|lst|thm|lem|cor|prp|def|exm|exr)-[\w-]*\w)")
+# Pandoc's citations: `[@knuth84, p. 3]`, `[-@knuth84]`; `[see @knuth84]` in a post with a `bibliography`
+_CITATION = re.compile(r"\[-?@\w[\w:.#$%&+?<>~/-]*[^\[\]]*\]")
+_CITATION_ANYWHERE = re.compile(r"\[[^\[\]]*?(?<![\w.])-?@\w[\w:.#$%&+?<>~/-]*[^\[\]]*\]")
 
 
 def crossrefs(state: StateCore) -> None:
@@ -28,9 +32,15 @@ def crossrefs(state: StateCore) -> None:
         if tok.type == "heading_open" and tok.attrGet("id")
     }
     unresolved: dict[str, Token] = {}
+    cited: dict[str, Token] = {}
+    pattern = _CITATION_ANYWHERE if "bibliography" in getattr(state.env.get("post"), "meta", {}) else _CITATION
     for tok in tokens:
         if tok.type != "inline" or "@" not in tok.content or not tok.children:
             continue
+        for child in tok.children:
+            if child.type == "text" and "[" in child.content:
+                for m in pattern.finditer(child.content):
+                    cited.setdefault(m.group(0), tok)
         out: list[Token] = []
         depth = 0  # inside a link: its text stays text
         for child in tok.children:
@@ -40,6 +50,11 @@ def crossrefs(state: StateCore) -> None:
             else:
                 out.append(child)
         tok.children = out
+    if cited:
+        first = next(iter(cited.values()))
+        names = ", ".join(cited)
+        hint = "write the reference in the text or in a footnote (`[^1]`)"
+        warn(state, first, f"Pandoc citations are not rendered here: {names}", "shown as their text", hint)
     if unresolved:
         names = ", ".join(f"@{name}" for name in unresolved)
         first = next(iter(unresolved.values()))

@@ -106,7 +106,7 @@ class ImageUse:
 # 28: a task list's role; 29: code in excerpts; 30: raw HTML's local files (raw_links); 31: MyST directives
 # 33: MyST figure captions; 34: links to pages and Markdown links to files (raw_links); 35: their fragments,
 # 36: heading ids as GitHub's and kramdown's; 37: excerpts of figures alone
-RENDER_VERSION = "47"
+RENDER_VERSION = "49"
 DIAGRAM = '<pre class="mermaid"'  # a Mermaid diagram's element (render.py): a page with one loads Mermaid (post.html)
 
 

@@ -43,8 +43,8 @@ def test_quarto_section_references_link_to_their_heading_and_the_others_are_name
     """`@sec-method` (Quarto, pandoc-crossref) is a link to the heading `{#sec-method}`, in its words; `@fig-x` and
     `@eq-x`, which are not numbered here, and a section the post does not have stay text, named in a warning."""
     body = (
-        "As @sec-method says, and @fig-plot and @eq-energy and @sec-gone show; mail me@sec-x.org, "
-        "[not @sec-method](https://example.org) and `@sec-method`.\n\n## The method {#sec-method}\n"
+        "As @sec-method says [@knuth1984, p. 3], and @fig-plot and @eq-energy and @sec-gone show; mail me@sec-x.org, "
+        "[not @sec-method](https://example.org) and `@sec-method` [photo by @ndwtb].\n\n## The method {#sec-method}\n"
     )
     root, said = built_posts(tmp_path / "site", {"r.md": ("title: R\ndate: 2024-05-01", body)})
     paragraph = post_body(root, "/blog/2024/r/").find("p")
@@ -56,3 +56,7 @@ def test_quarto_section_references_link_to_their_heading_and_the_others_are_name
         "content/posts/r.md:6: cross-references with nothing to refer to here: @fig-plot, @eq-energy, @sec-gone, "
         "shown as their text" in said
     ), said
+    assert (
+        "content/posts/r.md:6: Pandoc citations are not rendered here: [@knuth1984, p. 3], shown as their text" in said
+    )
+    assert "[@knuth1984, p. 3]" in paragraph.get_text()
