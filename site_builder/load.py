@@ -124,6 +124,8 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
     permalink = _permalink(cfg, front, rel, dt, slug, lang, pattern, tuple(categories))
     image = preview_image(meta)
     shown = visibility(front, rel)
+    one = meta.get("series")  # Hugo's series: a name, or a list of them (not words, as `tags: a b` are)
+    series = [one.strip()] if isinstance(one, str) and one.strip() else _tags(front, rel, "series")
     if image and climbs_out(permalink, image.strip()):  # write.social leaves it out
         key = next((k for k in IMAGE_KEYS if meta.get(k)), "image")
         message = f"image {image!r} climbs out of the site (above its root); the post's previews show no picture"
@@ -134,7 +136,7 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         title=str(title),
         date=dt,
         updated=parse_date(front, updated, rel) if updated else dt,
-        tags=(tags := _tags(front, rel)) + ([] if in_url else [c for c in categories if c not in tags]),
+        tags=list(dict.fromkeys([*_tags(front, rel), *([] if in_url else categories), *series])),
         lang=lang,
         slug=slug,
         permalink=permalink,

@@ -68,3 +68,15 @@ def test_import_carries_related_posts_false(tmp_path):
     assert "related_posts" not in front(new / "content/posts/2020-01-03-b.md")
     assert "related_posts" not in proc.stdout + proc.stderr  # read, so not named as left out
     assert yaml.safe_load((new / "site.yml").read_text(encoding="utf-8"))["url"] == "https://ex.org/"
+
+
+def test_a_hugo_series_is_a_tag_that_lists_its_posts(tmp_path):
+    """PaperMod's `series:` (a Hugo taxonomy) was accepted and not used: the posts of a series had nothing in
+    common on the new site."""
+    root = make_site(tmp_path / "site", "title: S\nurl: https://example.org\nsearch: false\n")
+    write_post(root, "one.md", "title: Part one\ndate: 2024-05-01\ntags: [go]\nseries: [Go basics]", "One.\n")
+    write_post(root, "two.md", "title: Part two\ndate: 2024-05-02\nseries: Go basics", "Two.\n")
+    proc = run_cli("build", "--source", str(root), "--strict")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    listed = (root / "output/blog/tag/go-basics/index.html").read_text(encoding="utf-8")
+    assert "Part one" in listed and "Part two" in listed

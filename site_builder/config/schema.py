@@ -159,6 +159,7 @@ FRONT_MATTER_KEYS = (
     Key("date-modified", (date, str), "", "the `updated` date when there is none (Quarto)"),
     Key("categories", (list, str), [], "added to `tags`, unless the permalink pattern uses `:categories` (Jekyll)"),
     Key("category", (str,), "", "the same as `categories` (Pelican, Jekyll)"),
+    Key("series", (list, str), [], "added to `tags`: the series' tag page lists its posts (Hugo, PaperMod)"),
     Key("cover", (str, dict), "", "the `image` when there is none (Hugo: `cover.image`)"),
     Key("thumbnail", (str,), "", "the `image` when there is none (al-folio)"),
     Key("og_image", (str,), "", "the `image` when there is none"),
@@ -178,7 +179,6 @@ FOREIGN_FRONT_MATTER = frozenset(
         "math",
         "giscus",
         "weight",
-        "series",
         "type",
     ]
 )

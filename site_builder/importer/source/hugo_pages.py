@@ -6,7 +6,7 @@ post or a page, its URL by Hugo's rules (hugo_urls.py) and where it is written.
   another section) is a page.
 - Front matter carried over: `title`, `date` (else `publishDate`, else `lastmod`, else the file's time; each of
   the four dates in the order of the config's `[frontmatter]` list for it, `:filename` giving the date and the slug),
-  `lastmod`/`modified` -> `updated`, `tags` and `categories` (tags), `draft`, `summary` (else `description`),
+  `lastmod`/`modified` -> `updated`, `tags`, `categories` and `series` (tags), `draft`, `summary` (else `description`),
   `images[0]`/`image`/`featured_image`/`cover.image`/`thumbnail` -> `image`, `aliases` (a relative one made
   absolute from the page's folder, as Hugo does), `slug`, the language (a `.CODE.md` suffix or the language's
   content folder) and `translationKey`; `_build.list: never` -> `hidden`.
@@ -171,7 +171,9 @@ def hugo_doc(
         updated = parse_date(meta.get("updated"), site.zone)
     if updated is not None and updated != dt:
         ours["updated"] = updated
-    ours["tags"] = list(dict.fromkeys(_words(meta.get("tags")) + _words(meta.get("categories"))))
+    ours["tags"] = list(
+        dict.fromkeys(_words(meta.get("tags")) + _words(meta.get("categories")) + _words(meta.get("series")))
+    )
     if site.languages:
         ours["lang"] = lang
         ours["translation_key"] = str(meta.get("translationkey") or key)
