@@ -136,7 +136,8 @@ def _post(path: Path, cfg: SiteConfig, rel: str, data: bytes, front: FrontMatter
         title=str(title),
         date=dt,
         updated=parse_date(front, updated, rel) if updated else dt,
-        tags=list(dict.fromkeys([*_tags(front, rel), *([] if in_url else categories), *series])),
+        tags=(tags := _tags(front, rel))
+        + [c for c in dict.fromkeys([*([] if in_url else categories), *series]) if c not in tags],
         lang=lang,
         slug=slug,
         permalink=permalink,
