@@ -152,3 +152,21 @@ def test_shortcodes_carry_no_script_and_block_editor_posts_keep_their_paragraphs
     assert '```bash\necho "$HOME"\n```' in blocks
     front = yaml.safe_load((posts / "blocks.md").read_text(encoding="utf-8").split("---\n")[1])
     assert front["permalink"] == "/2014/01/02/blocks/"
+
+
+def test_wpautop_makes_the_paragraphs_wordpress_made():
+    """The steps of WordPress's own wpautop: paragraphs inside a quote, none around a list or a table, `<pre>` as it
+    is (blank lines inside it too), a line break a `<br />`."""
+    from site_builder.importer.wordpress import wpautop
+
+    assert wpautop("<blockquote>Line one\n\nLine two</blockquote>") == (
+        "<blockquote><p>Line one</p>\n<p>Line two</p></blockquote>\n"
+    )
+    assert (
+        wpautop("A list:\n<ul>\n<li>one</li>\n</ul>\nAfter.")
+        == "<p>A list:</p>\n<ul>\n<li>one</li>\n</ul>\n<p>After.</p>\n"
+    )
+    assert (
+        wpautop("Intro.\n\n<pre>a\n\nb</pre>\n\nEnd\nline.")
+        == "<p>Intro.</p>\n<pre>a\n\nb</pre>\n<p>End<br />\nline.</p>\n"
+    )

@@ -246,29 +246,39 @@ _PROTECT = re.compile(r"<pre\b.*?</pre>|<script\b.*?</script>|<style\b.*?</style
 
 
 def wpautop(text: str) -> str:
-    """WordPress's paragraphs (wp-includes/formatting.php): text between blank lines a `<p>`, a single line break
-    inside one a `<br />`; block elements and `<pre>` as they are."""
+    """WordPress's `wpautop` (wp-includes/formatting.php), its steps in its order: text between blank lines a `<p>`
+    (not around a block element; inside a `<blockquote>`), a single line break in one a `<br />`; `<pre>`,
+    `<script>` and `<style>` as they are."""
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
         kept.append(m.group(0))
-        return f"\0{len(kept) - 1}\0"
+        return f"<pre>\0{len(kept) - 1}\0</pre>"  # a block element: wpautop leaves it alone
 
-    text = _PROTECT.sub(keep, text.replace("\r\n", "\n").replace("\r", "\n"))
-    text = re.sub(rf"(<{_BLOCK}[\s/>])", r"\n\n\1", text, flags=re.I)
-    text = re.sub(rf"(</{_BLOCK}>)", r"\1\n\n", text, flags=re.I)
-    text = re.sub(r"(\0\d+\0)", r"\n\n\1\n\n", text)
-    out = []
-    for chunk in re.split(r"\n\s*\n", text):
-        chunk = chunk.strip()
-        if not chunk:
-            continue
-        if re.match(rf"</?{_BLOCK}[\s/>]|\0\d+\0$|<!--", chunk, re.I):
-            out.append(chunk)
-        else:
-            out.append("<p>" + re.sub(r"\s*\n\s*", "<br />\n", chunk) + "</p>")
-    joined = "\n\n".join(out)
-    return re.sub(r"\0(\d+)\0", lambda m: kept[int(m.group(1))], joined)
+    block = _BLOCK
+    text = _PROTECT.sub(keep, text.replace("\r\n", "\n").replace("\r", "\n")) + "\n"
+    text = re.sub(r"<br\s*/?>\s*<br\s*/?>", "\n\n", text)
+    text = re.sub(rf"(<{block}[\s/>])", r"\n\n\1", text, flags=re.I)
+    text = re.sub(rf"(</{block}>)", r"\1\n\n", text, flags=re.I)
+    text = re.sub(r"\n\n+", "\n\n", text)
+    text = "".join(f"<p>{part.strip(chr(10))}</p>\n" for part in re.split(r"\n\s*\n", text) if part.strip())
+    steps = [
+        (r"<p>\s*</p>", ""),
+        (r"<p>([^<]+)</(div|address|form)>", r"<p>\1</p></\2>"),
+        (rf"<p>\s*(</?{block}[^>]*>)\s*</p>", r"\1"),
+        (r"<p>(<li.+?)</p>", r"\1"),
+        (r"<p><blockquote([^>]*)>", r"<blockquote\1><p>"),
+        (r"</blockquote></p>", r"</p></blockquote>"),
+        (rf"<p>\s*(</?{block}[^>]*>)", r"\1"),
+        (rf"(</?{block}[^>]*>)\s*</p>", r"\1"),
+        (r"(?<!<br />)\s*\n", "<br />\n"),
+        (rf"(</?{block}[^>]*>)\s*<br />", r"\1"),
+        (r"<br />(\s*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)", r"\1"),
+        (r"\n</p>$", "</p>"),
+    ]
+    for pattern, made in steps:
+        text = re.sub(pattern, made, text, flags=re.I)
+    return re.sub(r"<pre>\0(\d+)\0</pre>", lambda m: kept[int(m.group(1))], text)
 
 
 def expand(html: str, ident: str, found: Media, warn: Warn) -> str:
