@@ -31,19 +31,29 @@
     return WORDS[lang.split("-")[0]] || WORDS.en;
   }
 
-  function overlay(event) {
-    var box = document.getElementById("site-builder-error");
-    if (!event) { if (box) box.remove(); return; }
+  // A box of its own over the page (`id`), emptied; made the first time with its tag, role and style. None when
+  // `shown` is false: the box, if any, is removed.
+  function panel(id, tag, role, css, shown) {
+    var box = document.getElementById(id);
+    if (!shown) { if (box) box.remove(); return null; }
     if (!box) {
-      box = document.createElement("div");
-      box.id = "site-builder-error";
-      box.setAttribute("role", "alert");
-      box.style.cssText = "position:fixed;inset:auto 1rem 1rem 1rem;z-index:2147483647;max-height:60vh;overflow:auto;" +
-        "background:#1b1d21;color:#f0f0f0;border-left:6px solid #f85149;border-radius:8px;padding:1rem 1.2rem;" +
-        "font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;box-shadow:0 8px 30px rgba(0,0,0,.35);white-space:pre-wrap";
+      box = document.createElement(tag);
+      box.id = id;
+      box.setAttribute("role", role);
+      box.style.cssText = css;
       document.body.appendChild(box);
     }
     box.textContent = "";
+    return box;
+  }
+
+  function overlay(event) {
+    var box = panel("site-builder-error", "div", "alert",
+      "position:fixed;inset:auto 1rem 1rem 1rem;z-index:2147483647;max-height:60vh;overflow:auto;" +
+      "background:#1b1d21;color:#f0f0f0;border-left:6px solid #f85149;border-radius:8px;padding:1rem 1.2rem;" +
+      "font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;box-shadow:0 8px 30px rgba(0,0,0,.35);white-space:pre-wrap",
+      !!event);
+    if (!box) return;
     var head = document.createElement("strong");
     var w = words();
     head.textContent = (event.kind === "code" ? w.code : w.build) + (event.file ? w.at + event.file + (event.line ? ":" + event.line : "") : "");
@@ -58,20 +68,14 @@
   // This page's post's warnings, as the terminal printed them (a note, not an alert: the page is built), until
   // the post has none; closed by its button until the next build that changes them.
   function notes(lines) {
-    var box = document.getElementById("site-builder-warnings");
-    if (!lines || !lines.length) { if (box) box.remove(); return; }
+    var box = panel("site-builder-warnings", "aside", "status",
+      "position:fixed;left:1rem;bottom:1rem;z-index:2147483646;max-width:min(48rem,calc(100vw - 2rem));" +
+      "max-height:35vh;overflow:auto;background:#1b1d21;color:#f0f0f0;border-left:6px solid #d29922;border-radius:8px;" +
+      "padding:.7rem 2.8rem .7rem 1rem;font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;" +
+      "box-shadow:0 8px 30px rgba(0,0,0,.35);white-space:pre-wrap;overflow-wrap:anywhere;text-align:left",
+      !!(lines && lines.length));
+    if (!box) return;
     var w = words();
-    if (!box) {
-      box = document.createElement("aside");
-      box.id = "site-builder-warnings";
-      box.setAttribute("role", "status");
-      box.style.cssText = "position:fixed;left:1rem;bottom:1rem;z-index:2147483646;max-width:min(48rem,calc(100vw - 2rem));" +
-        "max-height:35vh;overflow:auto;background:#1b1d21;color:#f0f0f0;border-left:6px solid #d29922;border-radius:8px;" +
-        "padding:.7rem 2.8rem .7rem 1rem;font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;" +
-        "box-shadow:0 8px 30px rgba(0,0,0,.35);white-space:pre-wrap;overflow-wrap:anywhere;text-align:left";
-      document.body.appendChild(box);
-    }
-    box.textContent = "";
     box.setAttribute("aria-label", w.warnings);
     var head = document.createElement("strong");
     head.textContent = w.warnings + " (" + lines.length + ")";
