@@ -223,3 +223,34 @@ def test_import_carries_the_comment_system_of_chirpy_hugo_and_pelican(tmp_path, 
     assert site["comments"] == expected
     [post] = list((new / "content/posts").rglob("*.md"))
     assert _front(post)["comments"] is False  # the post that had none has none
+
+
+@pytest.mark.parametrize("width, mode", [(1280, "light"), (360, "dark")])
+def test_with_consent_nothing_loads_until_the_reader_asks(tmp_path, width, mode):
+    """`consent: true`: the provider's script is asked for by a click on a button naming it, not when the reader
+    reaches the comments (a reader in the EU has said yes to nothing yet); the button is keyboard-reachable."""
+    config = GISCUS.replace("comments:\n", "comments:\n  consent: true\n")
+    root = make_site(tmp_path / "site", f"title: C\nurl: https://example.org\nsearch: false\n{config}")
+    write_post(root, "long.md", "title: Long\ndate: 2024-05-01", LONG)
+    run_cli("build", "--source", str(root), check=True)
+    with serve_folder(root / "output") as base:
+        driver = chromium()
+        try:
+            emulate(driver, width, mode)
+            driver.get(base + "/blog/2024/long/")
+            driver.execute_script("document.getElementById('comments').scrollIntoView()")
+            time.sleep(1)
+            assert _scripts(driver) == [], "nothing from giscus.app before the reader asks"
+            button = driver.find_element("css selector", "#comments button.comments-load")
+            assert button.text == "Load comments from giscus"
+            button.click()
+            for _ in range(50):
+                if _scripts(driver):
+                    break
+                time.sleep(0.1)
+            [script] = _scripts(driver)
+            assert script["src"] == "https://giscus.app/client.js" and script["data-theme"] == mode
+            assert not driver.find_elements("css selector", "#comments button.comments-load")
+        finally:
+            driver.quit()
+        assert not axe_violations(base, ["/blog/2024/long/"], width, mode)

@@ -7,7 +7,8 @@
 
 One provider. Each finds a post's thread as the old site's did: giscus and utterances by the page's path
 (`mapping`/`issue_term`, default `pathname`), Disqus by the page's URL. The theme loads the provider's script only
-when the reader reaches the comments (post.html). A post with `comments: false` has none."""
+when the reader reaches the comments (post.html), or, with `consent: true`, when they click the button that says
+which provider it is. A post with `comments: false` has none."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class Comments:
 
     provider: str = ""
     options: tuple[tuple[str, str], ...] = ()
+    consent: bool = False  # the script loads when the reader asks for it (a button), not when they reach it
 
 
 def read_comments(raw: Any, lines: dict[str, int], warnings: list[SiteWarning]) -> Comments:
@@ -83,7 +85,12 @@ def read_comments(raw: Any, lines: dict[str, int], warnings: list[SiteWarning]) 
             raise SiteError(f"comments: {provider} needs {name} (its page says where to find it)", _WHERE, where)
         if text:
             options.append((name, text))
-    return Comments(provider, tuple(options))
+    consent = raw.get("consent")
+    if consent is not None and not isinstance(consent, bool):
+        raise SiteError(
+            f"comments: consent must be true or false, got {consent!r}", _WHERE, lines.get("comments.consent", line)
+        )
+    return Comments(provider, tuple(options), consent is True)
 
 
 def _text(value: Any) -> str:

@@ -88,6 +88,13 @@ COMMENTS_KEYS = (
     ),
     Key("utterances", (dict,), None, "GitHub issues: `repo`; `issue_term` (`pathname`), `label`"),
     Key("disqus", (dict,), None, "Disqus: `shortname` (a thread is found by the page's URL)"),
+    Key(
+        "consent",
+        (bool,),
+        False,
+        'true: the provider\'s script loads when the reader clicks "Load comments", not when they reach the '
+        "comments (nothing is asked of the provider before)",
+    ),
 )
 
 LANGUAGE_KEYS = (

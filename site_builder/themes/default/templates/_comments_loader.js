@@ -9,6 +9,7 @@ a("data-theme",dark()?"dark":"light");a("data-loading","lazy")}
 else{e.src="https://utteranc.es/client.js";a("repo",o.repo);a("issue-term",o.issueTerm);a("label",o.label);
 a("theme",dark()?"github-dark":"github-light")}
 e.async=true;e.crossOrigin="anonymous";box.appendChild(e)}
+if(o.consent){var b=s.querySelector(".comments-load");b.onclick=function(){b.remove();load()};return}
 if(!("IntersectionObserver"in window))return load();
 var seen=new IntersectionObserver(function(es){if(es.some(function(x){return x.isIntersecting})){seen.disconnect();load()}},{rootMargin:"600px"});
 seen.observe(s)})(document.getElementById("comments"))
