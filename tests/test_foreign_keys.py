@@ -80,3 +80,19 @@ def test_a_hugo_series_is_a_tag_that_lists_its_posts(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     listed = (root / "output/blog/tag/go-basics/index.html").read_text(encoding="utf-8")
     assert "Part one" in listed and "Part two" in listed
+
+
+def test_a_list_of_authors_and_quartos_author_entries_are_their_names(tmp_path):
+    """`author: [Alice, Bob]` and Quarto's `author: [{name: Carol, affiliation: ...}]` were printed as Python
+    lists (`['Alice', 'Bob']`) in the feed and the page's JSON-LD."""
+    root = make_site(tmp_path / "site", "title: S\nurl: https://example.org\nsearch: false\nauthor: Site Owner\n")
+    write_post(root, "two.md", "title: Two\ndate: 2024-05-01\nauthor: [Alice, Bob]", "Two.\n")
+    write_post(root, "q.md", "title: Q\ndate: 2024-05-02\nauthor:\n  - name: Carol\n    affiliation: Uni", "Q.\n")
+    write_post(root, "none.md", "title: N\ndate: 2024-05-03", "N.\n")
+    proc = run_cli("build", "--source", str(root), "--strict")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    feed = (root / "output/feed.xml").read_text(encoding="utf-8")
+    names = re.findall(r"<entry>.*?<author><name>(.*?)</name></author>", feed, re.S)
+    assert sorted(names) == ["Alice, Bob", "Carol", "Site Owner"], names
+    page = (root / "output/blog/2024/q/index.html").read_text(encoding="utf-8")
+    assert '"author":{"@type":"Person","name":"Carol"}' in page and "affiliation" not in page

@@ -128,7 +128,12 @@ FRONT_MATTER_KEYS = (
         "shown in lists, link previews and the feed; without it, lists and previews show the start of the text "
         "(or what comes before a `<!--more-->` line)",
     ),
-    Key("author", (str,), "site.yml `author`", "the post's author in the feed"),
+    Key(
+        "author",
+        (str, list, dict),
+        "site.yml `author`",
+        "the post's author in the feed: a name, or a list of them (Quarto's `{name: ...}` entries too)",
+    ),
     Key("translation_key", (str,), "the path without `.LANG`", "posts sharing it are one post in several languages"),
     Key("draft", (bool,), False, "true: not built, not in feeds"),
     Key(

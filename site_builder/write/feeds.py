@@ -9,6 +9,7 @@ from typing import Any
 
 from site_builder import __version__
 from site_builder.config import SiteConfig
+from site_builder.config.authors import author_names
 from site_builder.util.urls import rebase
 from site_builder.write.titles import title_text
 
@@ -107,7 +108,7 @@ def _entry(config: SiteConfig, view: Any, lang: str) -> str:
         f"<updated>{iso_date(post.updated)}</updated>",
         f"<id>{escape(post.id)}</id>",
         f'<content type="html" xml:base={quoteattr(link)}>{escape(rebase(view.html, config.base_path))}</content>',
-        f"<author><name>{escape(str(post.meta.get('author') or config.author))}</name></author>",
+        f"<author><name>{escape(author_names(post.meta.get('author')) or config.author)}</name></author>",
     ]
     out += [f"<category term={quoteattr(tag)}/>" for tag in post.tags]
     if post.summary:

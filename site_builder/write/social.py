@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 import markupsafe
 
 from site_builder.config import SiteConfig
+from site_builder.config.authors import author_names
 from site_builder.util.urls import climbs_out
 from site_builder.write.titles import title_text
 
@@ -65,7 +66,7 @@ def card(config: SiteConfig, view: Any) -> Card:
         src = html.unescape(m[1]) if m else ""
     image = absolute_image(config, post.permalink, src) if src else ""
     text = description(view)
-    author = str(post.meta.get("author") or config.author)
+    author = author_names(post.meta.get("author")) or config.author
     data: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "WebPage" if post.page else "BlogPosting",
