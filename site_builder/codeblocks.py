@@ -18,7 +18,7 @@ from pygments.util import ClassNotFound
 
 from site_builder.fasthtml import SpanFormatter, lexer_tokens, matches_pygments
 from site_builder.fastlex import speed_up
-from site_builder.fences import EXEC_LANGS, block_is_doctest, hl_lines
+from site_builder.fences import EXEC_LANGS, block_is_doctest, hl_lines, shows_code, shows_outputs
 from site_builder.images import svg_image
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _lines(body: str, marked: set[int]) -> tuple[str, int]:
 def fence_html(tok: Token, lang: str, options: Mapping[str, str]) -> str:
     """A fence that does not run: a doctest-style python block (`>>> ` prompts) is shown as a session; one whose
     code is hidden (`{hide}`, `{hide=code}`: a notebook's stored outputs show under it) is not shown."""
-    if options.get("hide") in ("", "code"):
+    if not shows_code(options):
         return ""
     doctest = lang in EXEC_LANGS and block_is_doctest(tok, lang)
     return highlight_code(tok.content, lang, options, doctest)
@@ -124,10 +124,9 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
             return None
         doctest = block_is_doctest(tok, lang)
         parts = []
-        hide = opts.get("hide")  # None: all shown; "": nothing; "code": its outputs only; "output": its code only
-        if hide != "code" and (hide is None or hide == "output"):  # a doctest's passed: each example was checked
+        if shows_code(opts):  # a doctest's examples all passed: each one's output was checked
             parts.append(highlight_code(tok.content, lang, opts, doctest, doctest and block.status == "passed"))
-        if hide is None or hide == "code":
+        if shows_outputs(opts):
             parts += _printed(block, shows_stdout=not tok.meta.get("has_output"))
             if tok.meta.get("has_output"):
                 after_output[0] = value_html(block.value)
@@ -145,7 +144,9 @@ def exec_fence_hook(run: PostRun, keep_going: bool = False) -> FenceHook:
                 f'<div class="exec-error" lang="en"><strong>{escape(error["type"])}</strong> at line {error["line"]}: '
                 f"{escape(error['message'])}" + (f"<pre>{detail}</pre>" if detail else "") + "</div>\n"
             )
-        if hide == "code" and parts:  # its outputs without their code: one box of their own, not the block's above
+        if (
+            opts.get("hide") == "code" and parts
+        ):  # its outputs without their code: one box of their own, not the block's above
             return f'<div class="exec-outputs">{"".join(parts)}</div>\n'
         return "".join(parts)
 

@@ -4,7 +4,7 @@ token's line. Shared by `parse` and its rule modules (`traps`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from markdown_it.rules_core import StateCore
@@ -44,6 +44,16 @@ def info_string(lang: str, options: dict[str, str]) -> str:
             quote = "'" if '"' in value else '"'
             words.append(f"{name}={quote}{value.replace(quote, '').replace('}', '')}{quote}")
     return lang + (" {" + " ".join(words) + "}" if words else "")
+
+
+def shows_code(options: Mapping[str, str]) -> bool:
+    """Whether a block's code is shown: not under `{hide}` or `{hide=code}` (nor an unknown `hide=`: hidden whole)."""
+    return options.get("hide", "output") == "output"
+
+
+def shows_outputs(options: Mapping[str, str]) -> bool:
+    """Whether what a block printed, ended with and drew is shown: not under `{hide}` or `{hide=output}`."""
+    return options.get("hide", "code") == "code"
 
 
 def env_line(env: MutableMapping[str, Any], tok: Token) -> int | None:

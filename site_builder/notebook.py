@@ -28,7 +28,7 @@ from site_builder.config.schema import FRONT_MATTER_KEYS, unknown_keys
 from site_builder.config.status import executes
 from site_builder.config.yamlfile import utf8_text
 from site_builder.errors import SiteError, SiteWarning
-from site_builder.fences import info_string
+from site_builder.fences import info_string, shows_code, shows_outputs
 
 SUFFIX = ".ipynb"  # load.NOTEBOOK
 METADATA_KEY = "site_builder"  # notebook metadata key holding the front matter when no raw cell does
@@ -219,18 +219,15 @@ def _cell_lines(
         return []
     code = source.rstrip()
     options = _tag_options(cell)
-    hide = options.get("hide")
-    outputs = [] if execute or hide in ("", "output") else _outputs(cell)
+    outputs = [] if execute or not shows_outputs(options) else _outputs(cell)
     if not code and not outputs:
         return []
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", code)), default=0) + 1)
     last = code.count("\n") + 1
-    info = info_string(lang, options)
-    if code.startswith("#|") and lang == "python":  # Quarto's `#| echo: false` lines: quarto_cells reads them
-        words = info_string("", options).strip()[1:-1]
-        info = "{python" + (f" {words}" if words else "") + "}"
+    quarto = code.startswith("#|") and lang == "python"  # Quarto's `#| echo: false` lines: quarto_cells reads them
+    info = info_string("{python}" if quarto else lang, options)
     lines = [(f"{fence}{info}", 1), *((text, n) for n, text in enumerate(code.split("\n"), 1)), (fence, last)]
-    if not execute and hide in ("", "code"):  # nothing runs: the code the author hid is not shown
+    if not execute and not shows_code(options):  # nothing runs: the code the author hid is not shown
         lines = []
     return lines + [(line, last) for html in outputs for line in html.split("\n")]
 

@@ -46,6 +46,7 @@ DEFAULTS = frozenset(
         ("code-fold", "false"),
     ]
 )
+_DOCUMENT_KEYS = frozenset(key for key, _ in (*READ, *DEFAULTS))  # `execute:` options that are every cell's
 _OPTION = re.compile(r"#\|\s*([\w.-]+)\s*:\s*(.*?)\s*")
 
 
@@ -118,4 +119,4 @@ def _document_options(meta: dict[str, Any]) -> dict[str, str]:
     found = meta.get("execute")
     if not isinstance(found, dict):
         return {}
-    return {str(k): str(v).lower() for k, v in found.items() if str(k) in {key for key, _ in (*READ, *DEFAULTS)}}
+    return {str(k): str(v).lower() for k, v in found.items() if str(k) in _DOCUMENT_KEYS}

@@ -8,7 +8,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from site_builder.codeblocks import FenceHook, exec_fence_hook, highlight_code
-from site_builder.fences import block_is_doctest
+from site_builder.fences import block_is_doctest, shows_code
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -35,8 +35,7 @@ def running_fence_hook(lines: list[int], stale: PostRun | None) -> FenceHook:
         if line not in executed:
             return html
         if html is None:
-            shows_code = opts.get("hide", "output") == "output"  # not `{hide}`, not `{hide=code}`
-            html = highlight_code(tok.content, lang, opts, block_is_doctest(tok, lang)) if shows_code else ""
+            html = highlight_code(tok.content, lang, opts, block_is_doctest(tok, lang)) if shows_code(opts) else ""
             return html + RUNNING
         return _stale(html) + RUNNING
 

@@ -8,8 +8,6 @@ from typing import Any
 
 def author_names(value: Any) -> str:
     """The names in a front matter `author` value ("" when it holds none)."""
-    if isinstance(value, str):
-        return value.strip()
-    items = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    items = [value] if isinstance(value, (str, dict)) else value if isinstance(value, list) else []
     names = [item if isinstance(item, str) else item.get("name") if isinstance(item, dict) else "" for item in items]
-    return ", ".join(str(name).strip() for name in names if isinstance(name, str) and name.strip())
+    return ", ".join(" ".join(name.split()) for name in names if isinstance(name, str) and name.strip())

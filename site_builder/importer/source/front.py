@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from site_builder.config.authors import author_names
+
 _YAML = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _TOML = re.compile(r"\A\+\+\+[ \t]*\r?\n(.*?\r?\n)?\+\+\+[ \t]*(?:\r?\n|\Z)", re.S)
 
@@ -90,10 +92,7 @@ def author_of(meta: dict[str, Any]) -> str:
     """A post's author as one line: `author` (a name, a list of names, a mapping with a `name`), else `authors`
     (Hugo's and Pelican's list; Pelican's `a, b`); "" for none."""
     for key in ("author", "authors"):
-        value = meta.get(key)
-        names = value if isinstance(value, list) else [value]
-        found = [str(n.get("name") if isinstance(n, dict) else n) for n in names if n]
-        line = ", ".join(" ".join(n.split()) for n in found if n.strip() and n != "None")
+        line = author_names(meta.get(key))
         if line:
             return line
     return ""

@@ -4,7 +4,7 @@ function load(){var e=document.createElement("script"),a=function(k,v){v&&e.setA
 if(o.provider=="disqus"){window.disqus_config=function(){this.page.url=o.url;this.page.identifier=o.path};
 e.src="https://"+o.shortname+".disqus.com/embed.js";a("data-timestamp",""+Date.now())}
 else if(o.provider=="giscus"){e.src="https://giscus.app/client.js";
-[].forEach.call(s.attributes,function(x){/^data-(?!provider|url|path)/.test(x.name)&&a(x.name,x.value)});
+[].forEach.call(s.attributes,function(x){/^data-(?!provider|url|path|consent)/.test(x.name)&&a(x.name,x.value)});
 a("data-theme",dark()?"dark":"light");a("data-loading","lazy")}
 else{e.src="https://utteranc.es/client.js";a("repo",o.repo);a("issue-term",o.issueTerm);a("label",o.label);
 a("theme",dark()?"github-dark":"github-light")}
